@@ -1,0 +1,66 @@
+/**
+ * Every error code the service answers with, its HTTP status and default message: one table
+ * (CONTRACT §1). Domain code throws AppError; the HTTP edge maps it to
+ * `{error: {code, message, details?}}` and turns anything else into a logged 500.
+ */
+
+export const ERRORS = {
+  invalid_json: { status: 400, message: 'The request body is not valid JSON' },
+  validation_failed: { status: 400, message: 'The request is not valid' },
+  unauthorized: { status: 401, message: 'A valid bearer token is required' },
+  invalid_credentials: { status: 401, message: 'Wrong email or password' },
+  plan_limit_exceeded: { status: 403, message: 'The plan does not allow more rules on this endpoint' },
+  not_found: { status: 404, message: 'No such record' },
+  mock_not_found: { status: 404, message: 'No mock endpoint matches this request' },
+  method_not_allowed: { status: 405, message: 'Method not allowed' },
+  conflict: { status: 409, message: 'The record conflicts with an existing one' },
+  payload_too_large: { status: 413, message: 'The request body is larger than 1 MiB' },
+  unsupported_media_type: {
+    status: 415,
+    message: 'Management writes take a JSON body (Content-Type: application/json)',
+  },
+  limit_exceeded: { status: 422, message: 'A resource limit was reached' },
+  rate_limited: { status: 429, message: 'Too many attempts; try again later' },
+  loop_detected: { status: 508, message: 'The request passed through this service too many times' },
+  internal: { status: 500, message: 'Internal error' },
+  bad_gateway: { status: 502, message: 'The fallback target could not be reached' },
+  unavailable: { status: 503, message: 'The service is temporarily unavailable' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details?: ErrorDetail[];
+
+  constructor(code: ErrorCode, message?: string, details?: ErrorDetail[]) {
+    super(message ?? ERRORS[code].message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.details = details;
+  }
+}
+
+export const validationError = (details: ErrorDetail[], message?: string): AppError =>
+  new AppError(
+    'validation_failed',
+    message ?? details.map((d) => `${d.path || '/'}: ${d.message}`).join('; '),
+    details,
+  );
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: ErrorDetail[] };
+}
+
+export function errorBody(err: AppError): ErrorBody {
+  const body: ErrorBody = { error: { code: err.code, message: err.message } };
+  if (err.details && err.details.length > 0) body.error.details = err.details;
+  return body;
+}

@@ -1,0 +1,54 @@
+/**
+ * Shared shapes of the mock runtime. Everything here is free of HTTP framework and SQL.
+ */
+
+/** An answer kept by an http_request action with `saveAs` ({{vars.NAME.status}} etc.). */
+export interface SavedResponse {
+  status: number;
+  /** lower-case header names */
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type VarValue = string | SavedResponse;
+
+/** The parts of a mock request that conditions and templates read. Objects are null-prototype. */
+export interface RequestView {
+  /** upper case, e.g. GET */
+  method: string;
+  /** request path after the /m/:projectId prefix, without query string, as received (e.g. /users/42) */
+  path: string;
+  /** raw query string without the leading ?, e.g. a=1&b=2 ('' when none) */
+  rawQuery: string;
+  /** first value of each query parameter, decoded */
+  query: Record<string, string>;
+  /** lower-case header names; repeated headers joined with ', ' */
+  headers: Record<string, string>;
+  /** raw body as UTF-8 text ('' when none) */
+  body: string;
+  /** values of :name path segments (decoded) */
+  params: Record<string, string>;
+}
+
+/**
+ * What one request's evaluation sees. Randomness, clock and ids are injected so tests (and
+ * X-Mockyard-Seed) can make them deterministic.
+ */
+export interface EvalContext {
+  readonly req: RequestView;
+  /** request-scoped variables (set_variable, http_request saveAs) */
+  readonly vars: Map<string, VarValue>;
+  /** the endpoint's stored variables (store_variable), as seen by this request */
+  readonly storage: Map<string, string>;
+  /** uniform in [0, 1) */
+  rng(): number;
+  /** ms since epoch */
+  now(): number;
+  /** a fresh RFC 4122 v4 uuid string */
+  uuid(): string;
+  /**
+   * The body parsed as JSON, parsed at most once per request:
+   * `{ok: true, value}` or `{ok: false}` when the body is empty or not JSON.
+   */
+  json(): { ok: true; value: unknown } | { ok: false };
+}
