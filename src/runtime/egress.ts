@@ -1,0 +1,468 @@
+/**
+ * SSRF-safe outbound HTTP client for `http_request` actions (CONTRACT.md §5 "Blocked targets",
+ * ARCHITECTURE.md "Egress is a separate, tested module").
+ *
+ * For every hop (the first request and each redirect):
+ * 1. The URL is parsed with the WHATWG parser, so every spelling of an address (`127.1`, `2130706433`,
+ *    `0x7f000001`, `0177.0.0.1`, `[::ffff:7f00:1]`, `127.0.0.1.`, …) is reduced to one canonical form.
+ *    Only `http:` and `https:` pass. Userinfo is ignored (never sent, never used for routing).
+ * 2. `localhost` and `*.localhost` are blocked without a lookup; other names are resolved ONCE with
+ *    all their addresses. If ANY address is not public unicast (see ip-ranges.ts) the hop is refused
+ *    before a single packet is sent to the target — no connection, no timing difference.
+ * 3. The socket is dialled to the address that was checked (a per-hop undici `Client` whose `connect`
+ *    swaps the hostname for the pinned IP), while the Host header and the TLS servername stay the
+ *    original hostname. There is no second lookup, so DNS rebinding cannot change the target.
+ *
+ * Allow-list (`MOCKYARD_ALLOW_TARGETS`): entries are `host:port`, normalized with the same URL parser
+ * (so `127.1:80` and `127.0.0.1:80` are one entry, IPv6 in brackets, trailing dots dropped; a port is
+ * required). A hop may reach private addresses when
+ * - its `host:port` as in the URL (lower-case, default port 80/443 made explicit) is listed — then all
+ *   the name's addresses are trusted (this is the only way to reach a `localhost` name), or
+ * - every resolved address is either public or listed as `ip:port`.
+ * Anything else private stays blocked, including redirects away from an allowed target.
+ *
+ * Redirects: 301, 302, 303, 307, 308 with a Location are followed up to `maxRedirects` (default 5);
+ * one more is an error (`network`, 'too many redirects'). Method rewriting follows fetch: 303 turns
+ * anything but HEAD into GET, 301/302 turn POST into GET; the body and its content-* headers are
+ * dropped when the method changes. Authorization, Cookie and Proxy-Authorization are dropped when a
+ * redirect changes origin. Other 3xx (and 3xx without Location) are returned as answers.
+ *
+ * Body cap: a response body larger than `maxBodyBytes` (default 1 MiB) is an ERROR (`too_large`), not a
+ * truncation: a cut JSON body silently becoming the mock's answer or a variable would be worse than a
+ * visible failure in the request log. A Content-Length above the cap is refused before reading; a
+ * streamed body is counted as it arrives and the connection is torn down as soon as the cap is passed,
+ * so at most `maxBodyBytes` + one chunk (64 KiB) is ever held.
+ *
+ * Timeout: `timeoutMs` is one deadline for DNS + connect + headers + the whole body (and every
+ * redirect hop); past it the request is aborted with `EgressError('timeout', 'timeout after N ms')`.
+ * An abort through `signal` (e.g. the actions' shared 10 s budget) is also reported as `timeout`
+ * ('aborted'), since for the action pipeline it is one.
+ *
+ * Errors are `EgressError` with a short message that never echoes addresses or ports:
+ * 'invalid url', 'blocked: scheme not allowed', 'blocked: private address', 'blocked: invalid header',
+ * 'blocked: method not allowed', 'dns lookup failed', 'connection refused', 'connection reset',
+ * 'network unreachable', 'tls error', 'too many redirects', 'network error', 'response too large',
+ * 'timeout after N ms', 'aborted'.
+ */
+import dns from 'node:dns';
+import net from 'node:net';
+import { buildConnector, Client, type Dispatcher } from 'undici';
+import { canonicalAddress, isBlockedAddress } from './ip-ranges.js';
+
+export { isBlockedAddress } from './ip-ranges.js';
+
+/**
+ * Loop guard. An `http_request` action sends `x-mockyard-hop: <n + 1>`, where n is the integer value
+ * of this header on the incoming mock request (0 when absent or not a number). The caller sets it in
+ * `EgressRequest.headers` AFTER the user's headers, so a rule cannot lower it; the mock runtime can then
+ * refuse to run actions for a request whose hop count is past its limit (a mock calling itself).
+ * Egress forwards it like any other header.
+ */
+export const HOP_HEADER = 'x-mockyard-hop';
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_REDIRECTS = 5;
+
+export interface EgressOptions {
+  /** 'host:port' entries (lower-case host; IPv6 in brackets, e.g. '[::1]:8080') that may be reached although private */
+  allowTargets: readonly string[];
+  /** cap on the response body kept (default 1 MiB); a larger answer is an error (`too_large`) */
+  maxBodyBytes?: number;
+  /** cap on redirects followed, each hop checked like the first (default 5) */
+  maxRedirects?: number;
+  /** injectable DNS lookup for tests: (hostname) => Promise<{address: string; family: 4|6}[]> */
+  lookup?: (hostname: string) => Promise<{ address: string; family: 4 | 6 }[]>;
+}
+
+export interface EgressRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface EgressResponse {
+  status: number;
+  /** lower-case names; repeated headers joined with ', ' */
+  headers: Record<string, string>;
+  body: string;
+  contentType: string;
+  /** the URL that gave this answer (after redirects), without fragment */
+  url: string;
+}
+
+export type EgressErrorKind = 'invalid_url' | 'blocked' | 'timeout' | 'network' | 'too_large';
+
+export class EgressError extends Error {
+  readonly kind: EgressErrorKind;
+  constructor(kind: EgressErrorKind, message: string) {
+    super(message);
+    this.name = 'EgressError';
+    this.kind = kind;
+  }
+}
+
+export interface Egress {
+  request(req: EgressRequest): Promise<EgressResponse>;
+  /** Destroys in-flight connections; later requests fail with 'egress closed'. */
+  close(): Promise<void>;
+}
+
+type Lookup = NonNullable<EgressOptions['lookup']>;
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const BAD_VALUE = /[\r\n\0]/;
+/** Hop-by-hop or framing headers a rule must not set: undici computes them, or they break framing. */
+const DROPPED_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'content-length',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+]);
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const BODY_HEADERS = ['content-type', 'content-encoding', 'content-language', 'content-location'];
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+/** Connect errors after which the next checked address of the same name is tried. */
+const RETRY_NEXT_ADDRESS = new Set(['ECONNREFUSED', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'EAFNOSUPPORT']);
+
+const defaultLookup: Lookup = async (hostname) => {
+  const found = await dns.promises.lookup(hostname, { all: true });
+  return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+/** `host` (URL hostname, IPv6 bracketed) + port, trailing dots of names dropped. */
+function hostKey(hostname: string, port: number): string {
+  return `${hostname.replace(/\.+$/, '')}:${port}`;
+}
+
+/** `ip:port` in the URL parser's canonical form (IPv6 bracketed and compressed). */
+function ipKey(ip: string, port: number): string {
+  return hostKey(new URL(`http://${net.isIPv6(ip) ? `[${ip}]` : ip}/`).hostname, port);
+}
+
+function normalizeAllowTarget(entry: string): string {
+  const invalid = () => new TypeError(`invalid allow target '${entry}': expected host:port`);
+  const m = /^(.+):(\d{1,5})$/.exec(entry.trim().toLowerCase());
+  if (!m) throw invalid();
+  const port = Number(m[2]);
+  if (port < 1 || port > 65535) throw invalid();
+  let url: URL;
+  try {
+    url = new URL(`http://${m[1]}/`);
+  } catch {
+    throw invalid();
+  }
+  if (url.username || url.password || url.port || url.pathname !== '/' || url.search || url.hash) throw invalid();
+  return hostKey(url.hostname, port);
+}
+
+function effectivePort(url: URL): number {
+  if (url.port) return Number(url.port);
+  return url.protocol === 'https:' ? 443 : 80;
+}
+
+function parseTarget(raw: string, base?: URL): URL {
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch {
+    throw new EgressError('invalid_url', 'invalid url');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new EgressError('blocked', 'blocked: scheme not allowed');
+  }
+  if (url.hostname === '' || url.hostname === '.') throw new EgressError('invalid_url', 'invalid url');
+  return url;
+}
+
+function isLocalhostName(name: string): boolean {
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+function sanitizeHeaders(input: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (const [name, rawValue] of Object.entries(input ?? {})) {
+    const value = String(rawValue);
+    if (!TOKEN.test(name) || BAD_VALUE.test(value)) throw new EgressError('blocked', 'blocked: invalid header');
+    const lower = name.toLowerCase();
+    if (DROPPED_HEADERS.has(lower)) continue;
+    out[lower] = value;
+  }
+  return out;
+}
+
+/** Rejects with the signal's reason as soon as it aborts (dns.lookup itself cannot be cancelled). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** A connector that dials the checked addresses in order (next one on refusal), never a name. */
+function pinnedConnector(addresses: readonly string[], timeoutMs: number): buildConnector.connector {
+  const base = buildConnector({ timeout: timeoutMs, allowH2: false, maxCachedSessions: 0 });
+  return (opts, callback) => {
+    const attempt = (i: number) => {
+      base({ ...opts, hostname: addresses[i] }, (err, socket) => {
+        if (err) {
+          const code = (err as NodeJS.ErrnoException).code ?? '';
+          if (i + 1 < addresses.length && RETRY_NEXT_ADDRESS.has(code)) attempt(i + 1);
+          else callback(err, null);
+          return;
+        }
+        callback(null, socket!);
+      });
+    };
+    attempt(0);
+  };
+}
+
+function errorCode(err: unknown): string {
+  let cur: unknown = err;
+  for (let depth = 0; depth < 4 && cur && typeof cur === 'object'; depth++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return '';
+}
+
+function networkError(err: unknown, timeoutMs: number): EgressError {
+  const code = errorCode(err);
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+    case 'ETIMEDOUT':
+      return new EgressError('timeout', `timeout after ${timeoutMs} ms`);
+    case 'ECONNREFUSED':
+      return new EgressError('network', 'connection refused');
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+      return new EgressError('network', 'connection reset');
+    case 'ENETUNREACH':
+    case 'EHOSTUNREACH':
+    case 'EADDRNOTAVAIL':
+    case 'EAFNOSUPPORT':
+      return new EgressError('network', 'network unreachable');
+  }
+  if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|ERR_OSSL)/.test(code)) {
+    return new EgressError('network', 'tls error');
+  }
+  return new EgressError('network', 'network error');
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+export function createEgress(opts: EgressOptions): Egress {
+  const allow = new Set(
+    opts.allowTargets
+      .map((t) => t.trim())
+      .filter((t) => t !== '')
+      .map(normalizeAllowTarget),
+  );
+  const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxRedirects = opts.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const lookup = opts.lookup ?? defaultLookup;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) throw new TypeError('maxBodyBytes must be >= 0');
+  if (!Number.isSafeInteger(maxRedirects) || maxRedirects < 0) throw new TypeError('maxRedirects must be >= 0');
+
+  const clients = new Set<Client>();
+  let closed = false;
+
+  /** Resolves the hop's host once and checks every address; returns the canonical addresses to dial. */
+  async function resolveChecked(url: URL, signal: AbortSignal): Promise<string[]> {
+    const port = effectivePort(url);
+    const nameAllowed = allow.has(hostKey(url.hostname, port));
+    const literal = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    let found: string[];
+    if (net.isIP(literal)) {
+      found = [literal];
+    } else {
+      const name = literal.replace(/\.+$/, '');
+      if (isLocalhostName(name) && !nameAllowed) throw new EgressError('blocked', 'blocked: private address');
+      let answers: { address: string }[];
+      try {
+        answers = await abortable(lookup(name), signal);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        throw new EgressError('network', 'dns lookup failed');
+      }
+      if (!Array.isArray(answers) || answers.length === 0) throw new EgressError('network', 'dns lookup failed');
+      found = answers.map((a) => String(a?.address ?? ''));
+    }
+    const dial: string[] = [];
+    for (const address of found) {
+      // Anything that is not an IP literal (or carries a zone id) cannot be dialled as checked.
+      if (net.isIP(address) === 0 || address.includes('%')) {
+        throw new EgressError('blocked', 'blocked: private address');
+      }
+      const canonical = canonicalAddress(address);
+      const reachable =
+        nameAllowed ||
+        !isBlockedAddress(address) ||
+        allow.has(ipKey(address, port)) ||
+        allow.has(ipKey(canonical, port));
+      if (!reachable) throw new EgressError('blocked', 'blocked: private address');
+      if (!dial.includes(canonical)) dial.push(canonical);
+    }
+    return dial;
+  }
+
+  async function readCapped(body: Dispatcher.ResponseData['body'], declaredLength: string | undefined) {
+    if (declaredLength !== undefined && Number(declaredLength) > maxBodyBytes) {
+      discard(body);
+      throw new EgressError('too_large', 'response too large');
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        discard(body);
+        throw new EgressError('too_large', 'response too large');
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks, size).toString('utf8');
+  }
+
+  async function run(req: EgressRequest, signal: AbortSignal, timeoutMs: number): Promise<EgressResponse> {
+    let method = String(req.method || 'GET').toUpperCase();
+    if (!TOKEN.test(method) || FORBIDDEN_METHODS.has(method)) {
+      throw new EgressError('blocked', 'blocked: method not allowed');
+    }
+    const headers = sanitizeHeaders(req.headers);
+    let body: string | undefined = req.body === undefined || req.body === '' ? undefined : req.body;
+    let url = parseTarget(req.url);
+
+    for (let hop = 0; ; hop++) {
+      const addresses = await resolveChecked(url, signal);
+      if (closed) throw new EgressError('network', 'egress closed');
+      const client = new Client(url.origin, {
+        connect: pinnedConnector(addresses, timeoutMs),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        pipelining: 1,
+      });
+      clients.add(client);
+      try {
+        const res = await client.request({
+          method: method as Dispatcher.HttpMethod,
+          path: url.pathname + url.search,
+          headers,
+          body,
+          signal,
+        });
+        const location = res.headers.location;
+        if (REDIRECTS.has(res.statusCode) && typeof location === 'string' && location !== '') {
+          discard(res.body);
+          if (hop >= maxRedirects) throw new EgressError('network', 'too many redirects');
+          const next = parseTarget(location, url);
+          if (
+            (res.statusCode === 303 && method !== 'HEAD') ||
+            ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')
+          ) {
+            method = 'GET';
+            body = undefined;
+            for (const h of BODY_HEADERS) delete headers[h];
+          }
+          if (next.origin !== url.origin) for (const h of CREDENTIAL_HEADERS) delete headers[h];
+          url = next;
+          continue;
+        }
+        let text = '';
+        if (method === 'HEAD') discard(res.body);
+        else text = await readCapped(res.body, firstValue(res.headers['content-length']));
+        const responseHeaders = flattenHeaders(res.headers);
+        return {
+          status: res.statusCode,
+          headers: responseHeaders,
+          body: text,
+          contentType: responseHeaders['content-type'] ?? '',
+          url: url.href.split('#')[0],
+        };
+      } finally {
+        clients.delete(client);
+        client.destroy().catch(() => {});
+      }
+    }
+  }
+
+  return {
+    async request(req: EgressRequest): Promise<EgressResponse> {
+      if (closed) throw new EgressError('network', 'egress closed');
+      const timeoutMs = req.timeoutMs;
+      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError('timeoutMs must be > 0');
+      const deadline = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        deadline.abort(new EgressError('timeout', `timeout after ${timeoutMs} ms`));
+      }, timeoutMs);
+      const onCallerAbort = () => deadline.abort(new EgressError('timeout', 'aborted'));
+      if (req.signal?.aborted) onCallerAbort();
+      else req.signal?.addEventListener('abort', onCallerAbort, { once: true });
+      try {
+        return await run(req, deadline.signal, timeoutMs);
+      } catch (err) {
+        if (timedOut) throw new EgressError('timeout', `timeout after ${timeoutMs} ms`);
+        if (deadline.signal.aborted) throw new EgressError('timeout', 'aborted');
+        if (err instanceof EgressError) throw err;
+        throw networkError(err, timeoutMs);
+      } finally {
+        clearTimeout(timer);
+        req.signal?.removeEventListener('abort', onCallerAbort);
+      }
+    },
+    async close(): Promise<void> {
+      closed = true;
+      const open = [...clients];
+      clients.clear();
+      await Promise.all(open.map((c) => c.destroy().catch(() => {})));
+    },
+  };
+}
+
+/** Tears a response body down; undici then emits an AbortError on it, which is expected here. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+function firstValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
