@@ -1,0 +1,325 @@
+import { describe, expect, it } from 'vitest';
+import type { Condition, ConditionTarget, Operator } from '../domain/model.js';
+import {
+  type CompiledCondition,
+  ConditionError,
+  compileCondition,
+  evaluateConditions,
+  parseDecimal,
+  validateCondition,
+} from './conditions.js';
+import type { EvalContext, RequestView } from './types.js';
+
+function record(entries: Record<string, string> = {}): Record<string, string> {
+  return Object.assign(Object.create(null), entries);
+}
+
+function makeCtx(req: Partial<RequestView> = {}, rng = 0.5): EvalContext {
+  const view: RequestView = {
+    method: 'GET',
+    path: '/x',
+    rawQuery: '',
+    body: '',
+    ...req,
+    query: record(req.query),
+    headers: record(req.headers),
+    params: record(req.params),
+  };
+  let parsed: { ok: true; value: unknown } | { ok: false } | undefined;
+  return {
+    req: view,
+    vars: new Map(),
+    storage: new Map(),
+    rng: () => rng,
+    now: () => 0,
+    uuid: () => '00000000-0000-4000-8000-000000000000',
+    json() {
+      if (parsed === undefined) {
+        try {
+          parsed = view.body === '' ? { ok: false } : { ok: true, value: JSON.parse(view.body) };
+        } catch {
+          parsed = { ok: false };
+        }
+      }
+      return parsed;
+    },
+  };
+}
+
+const test1 = (c: Condition, ctx: EvalContext) => compileCondition(c).test(ctx);
+
+/** How to make a request whose target reads `value` (undefined: absent, where the target can be absent). */
+const TARGETS: Record<
+  Exclude<ConditionTarget, 'random'>,
+  { key?: string; ctx(value: string | undefined): EvalContext }
+> = {
+  method: { ctx: (v) => makeCtx({ method: v }) },
+  path: { ctx: (v) => makeCtx({ path: v }) },
+  body: { ctx: (v) => makeCtx({ body: v }) },
+  header: { key: 'X-Tier', ctx: (v) => makeCtx({ headers: v === undefined ? { other: 'vip' } : { 'x-tier': v } }) },
+  query: { key: 'q', ctx: (v) => makeCtx({ query: v === undefined ? { other: 'vip' } : { q: v } }) },
+  body_json: {
+    key: 'user.name',
+    ctx: (v) => makeCtx({ body: JSON.stringify(v === undefined ? { user: { other: 'vip' } } : { user: { name: v } }) }),
+  },
+};
+
+/** [operator, condition value, actual value, expected] for a present value. */
+const PRESENT: [Operator, string | undefined, string, boolean][] = [
+  ['equals', 'vip', 'vip', true],
+  ['equals', 'vip', 'VIP', false],
+  ['equals', 'vip', 'vipx', false],
+  ['equals', '', '', true],
+  ['not_equals', 'vip', 'gold', true],
+  ['not_equals', 'vip', 'vip', false],
+  ['not_equals', 'vip', 'VIP', true],
+  ['contains', 'ip', 'vip', true],
+  ['contains', 'IP', 'vip', false],
+  ['contains', 'ip', 'gold', false],
+  ['contains', '', 'gold', true],
+  ['not_contains', 'ip', 'gold', true],
+  ['not_contains', 'ip', 'vip', false],
+  ['not_contains', 'IP', 'vip', true],
+  ['matches_regex', '^v.p$', 'vip', true],
+  ['matches_regex', '^v.p$', 'xvip', false],
+  ['matches_regex', 'i', 'vip', true],
+  ['matches_regex', 'I', 'vip', false],
+  ['matches_regex', '(?i)I', 'vip', true],
+  ['matches_regex', '^[0-9]+$', '123', true],
+  ['matches_regex', '', 'anything', true],
+  ['exists', undefined, 'vip', true],
+  ['exists', undefined, '', true],
+  ['not_exists', undefined, 'vip', false],
+  ['not_exists', undefined, '', false],
+  ['less_than', '10', '9', true],
+  ['less_than', '10', '10', false],
+  ['less_than', '10', '11', false],
+  ['less_than', '10', '2.5', true],
+  ['less_than', '10', '-3', true],
+  ['less_than', '10', ' 5 ', true],
+  ['less_than', '10', '1e0', true],
+  ['less_than', '10', '1e3', false],
+  ['less_than', '10', '.5', true],
+  ['less_than', '10', 'abc', false],
+  ['less_than', '10', '', false],
+  ['less_than', '10', '0x5', false],
+  ['less_than', '10', '-Infinity', false],
+  ['less_than', '10', '5abc', false],
+  ['less_than', '100', '20', true],
+  ['less_than', 'abc', '5', false],
+  ['less_than', '', '5', false],
+  ['less_than', '2.5', '2.4', true],
+];
+
+const OPERATORS: Operator[] = [
+  'equals',
+  'not_equals',
+  'contains',
+  'not_contains',
+  'matches_regex',
+  'exists',
+  'not_exists',
+  'less_than',
+];
+const MATCH_ABSENT = new Set<Operator>(['not_equals', 'not_contains', 'not_exists']);
+
+describe('compileCondition: every target × operator, present values', () => {
+  for (const [target, t] of Object.entries(TARGETS)) {
+    it.each(PRESENT)(`${target} %s %j against %j → %s`, (operator, value, actual, expected) => {
+      const c: Condition = { target: target as ConditionTarget, key: t.key, operator, value };
+      // method and path are never empty in practice, but the comparison must not care
+      expect(test1(c, t.ctx(actual))).toBe(expected);
+    });
+  }
+});
+
+describe('compileCondition: absent values (only not_equals, not_contains, not_exists match)', () => {
+  for (const target of ['header', 'query', 'body_json'] as const) {
+    it.each(OPERATORS)(`${target} %s against an absent value`, (operator) => {
+      const c: Condition = { target, key: TARGETS[target].key, operator, value: 'vip' };
+      expect(test1(c, TARGETS[target].ctx(undefined))).toBe(MATCH_ABSENT.has(operator));
+    });
+  }
+
+  it.each(OPERATORS)('body_json %s when the body is not JSON or empty', (operator) => {
+    const c: Condition = { target: 'body_json', key: 'a', operator, value: 'x' };
+    expect(test1(c, makeCtx({ body: 'x' }))).toBe(MATCH_ABSENT.has(operator));
+    expect(test1(c, makeCtx({ body: '' }))).toBe(MATCH_ABSENT.has(operator));
+  });
+
+  it.each(OPERATORS)('an empty body is present for target body (%s)', (operator) => {
+    const c: Condition = { target: 'body', operator, value: 'x' };
+    const expected = { not_equals: true, not_contains: true, matches_regex: false, exists: true } as Partial<
+      Record<Operator, boolean>
+    >;
+    expect(test1(c, makeCtx({ body: '' }))).toBe(expected[operator] ?? false);
+  });
+
+  it('a keyed target without a key reads an absent value', () => {
+    expect(test1({ target: 'header', operator: 'exists' }, makeCtx({ headers: { x: '1' } }))).toBe(false);
+    expect(test1({ target: 'query', operator: 'not_exists' }, makeCtx({ query: { x: '1' } }))).toBe(true);
+  });
+});
+
+describe('compileCondition: reading values', () => {
+  it('header keys are case-insensitive; repeated headers arrive joined', () => {
+    const ctx = makeCtx({ headers: { 'x-multi': 'a, b', 'x-tier': 'vip' } });
+    expect(test1({ target: 'header', key: 'X-TIER', operator: 'equals', value: 'vip' }, ctx)).toBe(true);
+    expect(test1({ target: 'header', key: 'x-multi', operator: 'equals', value: 'a, b' }, ctx)).toBe(true);
+  });
+
+  it('query keys are case-sensitive and own properties only', () => {
+    const ctx = makeCtx({ query: { Q: '1' } });
+    expect(test1({ target: 'query', key: 'q', operator: 'exists' }, ctx)).toBe(false);
+    for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      expect(test1({ target: 'query', key, operator: 'exists' }, ctx)).toBe(false);
+      expect(test1({ target: 'header', key, operator: 'exists' }, ctx)).toBe(false);
+      expect(test1({ target: 'body_json', key, operator: 'exists' }, makeCtx({ body: '{}' }))).toBe(false);
+      expect(test1({ target: 'body_json', key: `a.${key}`, operator: 'exists' }, makeCtx({ body: '{"a":[]}' }))).toBe(
+        false,
+      );
+    }
+    const proto = makeCtx({ query: JSON.parse('{"__proto__":"x"}'), body: '{"__proto__":{"y":1}}' });
+    expect(test1({ target: 'query', key: '__proto__', operator: 'equals', value: 'x' }, proto)).toBe(true);
+    expect(test1({ target: 'body_json', key: '__proto__.y', operator: 'equals', value: '1' }, proto)).toBe(true);
+  });
+
+  it.each([
+    ['n', '{"n":42}', '42'],
+    ['n', '{"n": 42.5}', '42.5'],
+    ['n', '{"n":"42"}', '42'],
+    ['flag', '{"flag":true}', 'true'],
+    ['flag', '{"flag":false}', 'false'],
+    ['x', '{"x":null}', 'null'],
+    ['o', '{"o": {"a": 1, "b": [1, 2]}}', '{"a":1,"b":[1,2]}'],
+    ['arr', '{"arr": [1, 2, 3]}', '[1,2,3]'],
+    ['items.0.name', '{"items":[{"name":"first"},{"name":"second"}]}', 'first'],
+    ['items.1.name', '{"items":[{"name":"first"},{"name":"second"}]}', 'second'],
+    ['0', '["zero"]', 'zero'],
+    ['', '{"a":1}', '{"a":1}'],
+  ])('body_json %s of %s reads %s', (key, body, expected) => {
+    expect(test1({ target: 'body_json', key, operator: 'equals', value: expected }, makeCtx({ body }))).toBe(true);
+  });
+
+  it.each([
+    ['items.2.name', '{"items":[{"name":"first"}]}'],
+    ['items.-1', '{"items":[1]}'],
+    ['items.01', '{"items":[1,2]}'],
+    ['items.length', '{"items":[1]}'],
+    ['a.b', '{"a":"str"}'],
+    ['a.b', '{"a":null}'],
+    ['a', '[1]'],
+  ])('body_json %s of %s is absent', (key, body) => {
+    expect(test1({ target: 'body_json', key, operator: 'exists' }, makeCtx({ body }))).toBe(false);
+  });
+
+  it('body_json numbers compare numerically with less_than', () => {
+    const c: Condition = { target: 'body_json', key: 'n', operator: 'less_than', value: '50' };
+    expect(test1(c, makeCtx({ body: '{"n":7.5}' }))).toBe(true);
+    expect(test1(c, makeCtx({ body: '{"n":"42"}' }))).toBe(true);
+    expect(test1(c, makeCtx({ body: '{"n":60}' }))).toBe(false);
+    expect(test1(c, makeCtx({ body: '{"n":true}' }))).toBe(false);
+  });
+});
+
+describe('random target', () => {
+  const random = (value: string) => compileCondition({ target: 'random', operator: 'less_than', value });
+  it('matches when rng()*100 < N', () => {
+    expect(random('30').test(makeCtx({}, 0.29))).toBe(true);
+    expect(random('30').test(makeCtx({}, 0.3))).toBe(false);
+    expect(random('2.5').test(makeCtx({}, 0.02))).toBe(true);
+    expect(random('abc').test(makeCtx({}, 0))).toBe(false);
+  });
+  it('0 never matches, 100 always matches', () => {
+    for (const r of [0, 0.000001, 0.5, 0.999999]) {
+      expect(random('0').test(makeCtx({}, r))).toBe(false);
+      expect(random('100').test(makeCtx({}, r))).toBe(true);
+    }
+  });
+  it('supports only less_than', () => {
+    expect(validateCondition({ target: 'random', operator: 'equals', value: '5' })).toMatch(/less_than/);
+    expect(() => compileCondition({ target: 'random', operator: 'exists' })).toThrow(ConditionError);
+    expect(validateCondition({ target: 'random', operator: 'less_than', value: '5' })).toBeNull();
+  });
+});
+
+describe('regular expressions', () => {
+  it.each(['(', '[a-', '*x', '(?=x)', '(?!x)', '(a)\\1', 'a{2,1}', '\\'])('rejects %j at compile time', (value) => {
+    const c: Condition = { target: 'header', key: 'x', operator: 'matches_regex', value };
+    expect(validateCondition(c)).toMatch(/^invalid regular expression: /);
+    expect(() => compileCondition(c)).toThrow(ConditionError);
+    try {
+      compileCondition(c);
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConditionError);
+      expect((e as ConditionError).message).toMatch(/invalid regular expression/);
+    }
+  });
+
+  it.each(['^a+$', '^/things/[0-9]+$', '\\d{3}-\\d{4}', '(?i)vip', '(?P<n>a)|(?<m>b)', '^(a+)+$'])(
+    'accepts %j',
+    (value) => {
+      expect(validateCondition({ target: 'body', operator: 'matches_regex', value })).toBeNull();
+    },
+  );
+
+  it('does not validate the value of non-regex operators as a regex', () => {
+    expect(validateCondition({ target: 'body', operator: 'contains', value: '(' })).toBeNull();
+    expect(test1({ target: 'body', operator: 'contains', value: '(' }, makeCtx({ body: 'a(b' }))).toBe(true);
+  });
+
+  it('searches unanchored, like RegExp#test', () => {
+    const c = compileCondition({ target: 'path', operator: 'matches_regex', value: 'ings/[0-9]' });
+    expect(c.test(makeCtx({ path: '/things/7' }))).toBe(true);
+    expect(c.test(makeCtx({ path: '/things/x' }))).toBe(false);
+  });
+
+  it('evaluates a catastrophic-backtracking pattern on hostile input in linear time (it completes)', () => {
+    const evil = `${'a'.repeat(30_000)}!`;
+    for (const value of ['^(a+)+$', '^(a|aa)+$', '^(a|a?)+$', '(.*a){20}$']) {
+      const c = compileCondition({ target: 'header', key: 'x-evil', operator: 'matches_regex', value });
+      expect(c.test(makeCtx({ headers: { 'x-evil': evil } }))).toBe(false);
+      expect(c.test(makeCtx({ body: evil, headers: { 'x-evil': 'a'.repeat(30) } }))).toBe(true);
+    }
+  });
+});
+
+describe('evaluateConditions', () => {
+  const conds: CompiledCondition[] = [
+    compileCondition({ target: 'header', key: 'x-a', operator: 'equals', value: '1' }),
+    compileCondition({ target: 'query', key: 'b', operator: 'equals', value: '2' }),
+  ];
+  it('returns -1 when all match, else the index of the first that fails', () => {
+    expect(evaluateConditions(conds, makeCtx({ headers: { 'x-a': '1' }, query: { b: '2' } }))).toBe(-1);
+    expect(evaluateConditions(conds, makeCtx({ headers: { 'x-a': '1' }, query: { b: '3' } }))).toBe(1);
+    expect(evaluateConditions(conds, makeCtx({ query: { b: '2' } }))).toBe(0);
+    expect(evaluateConditions(conds, makeCtx())).toBe(0);
+    expect(evaluateConditions([], makeCtx())).toBe(-1);
+  });
+  it('stops at the first failure', () => {
+    let calls = 0;
+    const spy: CompiledCondition = { source: conds[0].source, test: () => ++calls > 0 };
+    evaluateConditions([conds[0], spy], makeCtx());
+    expect(calls).toBe(0);
+  });
+  it('keeps the source condition', () => {
+    expect(conds[1].source).toEqual({ target: 'query', key: 'b', operator: 'equals', value: '2' });
+  });
+});
+
+describe('parseDecimal', () => {
+  it.each([
+    ['2.5', 2.5],
+    ['-3', -3],
+    ['+4', 4],
+    ['1e3', 1000],
+    ['1E-1', 0.1],
+    [' 7\n', 7],
+    ['.5', 0.5],
+    ['5.', 5],
+  ])('%j → %d', (s, n) => expect(parseDecimal(s)).toBe(n));
+  it.each(['', ' ', 'abc', '0x10', '0b1', '0o7', 'Infinity', '1e400', '1_000', '--1', '1e', '.', '1,5', 'NaN'])(
+    '%j is not a number',
+    (s) => expect(parseDecimal(s)).toBeNaN(),
+  );
+});

@@ -1,0 +1,173 @@
+/**
+ * Rule conditions (CONTRACT §5): compiled once when a rule is saved into `test(ctx)` closures; a request only
+ * reads one value and runs one comparison per condition.
+ *
+ * Regular expressions run on re2js, a pure-JavaScript port of RE2. Its automata match in time linear in the
+ * input, so a pattern such as `^(a+)+$` cannot backtrack catastrophically on hostile input (CONTRACT §5
+ * requires linear time). Unlike the `re2` package it needs no native build, and unlike V8's experimental
+ * linear engine it needs no `--enable-experimental-regexp-engine` flag and accepts the whole RE2 syntax.
+ * The price: RE2 syntax, so backreferences and lookaheads are rejected at save with a 400.
+ */
+
+import { RE2JS } from 're2js';
+import type { Condition } from '../domain/model.js';
+import { compileJsonPath, readJsonPath, renderJsonValue } from './template.js';
+import type { EvalContext } from './types.js';
+
+/** A condition that cannot be compiled (invalid or unsupported regex, unsupported operator for `random`). */
+export class ConditionError extends Error {
+  override readonly name = 'ConditionError';
+}
+
+export interface CompiledCondition {
+  readonly source: Condition;
+  test(ctx: EvalContext): boolean;
+}
+
+/** Reads the condition's target; `undefined` means absent. */
+type Reader = (ctx: EvalContext) => string | undefined;
+/** Compares a present value. */
+type Predicate = (actual: string) => boolean;
+
+const readMethod: Reader = (ctx) => ctx.req.method;
+const readPath: Reader = (ctx) => ctx.req.path;
+const readBody: Reader = (ctx) => ctx.req.body;
+const readAbsent: Reader = () => undefined;
+
+function reader(c: Condition): Reader {
+  switch (c.target) {
+    case 'method':
+      return readMethod;
+    case 'path':
+      return readPath;
+    case 'body':
+      return readBody;
+    case 'header': {
+      if (c.key === undefined) return readAbsent;
+      const key = c.key.toLowerCase();
+      return (ctx) => (Object.hasOwn(ctx.req.headers, key) ? ctx.req.headers[key] : undefined);
+    }
+    case 'query': {
+      const key = c.key;
+      if (key === undefined) return readAbsent;
+      return (ctx) => (Object.hasOwn(ctx.req.query, key) ? ctx.req.query[key] : undefined);
+    }
+    case 'body_json': {
+      const path = compileJsonPath(c.key ?? '');
+      return (ctx) => {
+        const doc = ctx.json();
+        return doc.ok ? renderJsonValue(readJsonPath(doc.value, path)) : undefined;
+      };
+    }
+    default:
+      return readAbsent;
+  }
+}
+
+/**
+ * A finite number from a trimmed, non-empty decimal ('2.5', '-3', '1e3', '.5'), else NaN. Rejects what
+ * `Number()` alone would accept but a user would not call a number: '', '0x10', '0b1', 'Infinity'.
+ */
+export function parseDecimal(s: string): number {
+  const t = s.trim();
+  if (t === '') return Number.NaN;
+  for (let i = 0; i < t.length; i++) {
+    const ch = t.charCodeAt(i);
+    const ok =
+      (ch >= 48 && ch <= 57) ||
+      ch === 43 /* + */ ||
+      ch === 45 /* - */ ||
+      ch === 46 /* . */ ||
+      ch === 101 /* e */ ||
+      ch === 69; /* E */
+    if (!ok) return Number.NaN;
+  }
+  const n = Number(t);
+  return Number.isFinite(n) ? n : Number.NaN;
+}
+
+function compileRegex(pattern: string): RE2JS {
+  try {
+    return RE2JS.compile(pattern);
+  } catch (e) {
+    const detail = e instanceof Error ? e.message.replace(/^error parsing regexp: /, '') : String(e);
+    throw new ConditionError(`invalid regular expression: ${detail}`);
+  }
+}
+
+function predicate(c: Condition): Predicate {
+  const expected = c.value ?? '';
+  switch (c.operator) {
+    case 'equals':
+      return (v) => v === expected;
+    case 'not_equals':
+      return (v) => v !== expected;
+    case 'contains':
+      return (v) => v.includes(expected);
+    case 'not_contains':
+      return (v) => !v.includes(expected);
+    case 'matches_regex': {
+      const re = compileRegex(expected);
+      // test(): unanchored search like RegExp#test, on the DFA path without capture groups
+      return (v) => re.test(v);
+    }
+    case 'exists':
+      return () => true;
+    case 'not_exists':
+      return () => false;
+    case 'less_than': {
+      const limit = parseDecimal(expected);
+      if (Number.isNaN(limit)) return () => false;
+      return (v) => parseDecimal(v) < limit; // NaN < x is false
+    }
+    default:
+      throw new ConditionError(`unsupported operator: ${String(c.operator)}`);
+  }
+}
+
+/** Operators that match an absent value. */
+function matchesAbsent(c: Condition): boolean {
+  return c.operator === 'not_equals' || c.operator === 'not_contains' || c.operator === 'not_exists';
+}
+
+function compileRandom(c: Condition): (ctx: EvalContext) => boolean {
+  if (c.operator !== 'less_than') throw new ConditionError('a random condition supports only the less_than operator');
+  const percent = parseDecimal(c.value ?? '');
+  if (Number.isNaN(percent)) return () => false;
+  return (ctx) => ctx.rng() * 100 < percent;
+}
+
+/** Compiles a condition. Throws ConditionError for an invalid or unsupported regex (and for random without less_than). */
+export function compileCondition(c: Condition): CompiledCondition {
+  const source = c;
+  if (c.target === 'random') return { source, test: compileRandom(c) };
+  const read = reader(c);
+  const pred = predicate(c);
+  const absent = matchesAbsent(c);
+  return {
+    source,
+    test(ctx: EvalContext): boolean {
+      const v = read(ctx);
+      return v === undefined ? absent : pred(v);
+    },
+  };
+}
+
+/** `null` when the condition compiles, else a message for the API's validation details. */
+export function validateCondition(c: Condition): string | null {
+  try {
+    compileCondition(c);
+    return null;
+  } catch (e) {
+    if (e instanceof ConditionError) return e.message;
+    throw e;
+  }
+}
+
+/** -1 when every condition matches, else the index of the first that fails (for the request log). */
+export function evaluateConditions(conds: readonly CompiledCondition[], ctx: EvalContext): number {
+  for (let i = 0; i < conds.length; i++) {
+    if (!conds[i].test(ctx)) return i;
+  }
+  return -1;
+}

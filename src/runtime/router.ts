@@ -1,0 +1,182 @@
+/**
+ * Method + path → endpoint (CONTRACT §4, §6). One trie of Maps per method; a lookup walks the request's
+ * segments, so its cost grows with the path, not with the number of endpoints.
+ *
+ * Patterns: literal segments, `:name` (exactly one non-empty segment) and a final `*` (the rest of the path,
+ * ONE OR MORE segments: `/files/*` matches `/files/a` and `/files/a/b`, but not `/files` or `/files/`; add a
+ * `/files` endpoint for the bare collection). At each segment a literal beats `:name`, which beats `*`; when
+ * the preferred branch leads nowhere the next is tried (`/a/:x/c` answers `/a/b/c` beside `/a/b/d`).
+ *
+ * A trailing `/` is ignored on patterns and requests (root `/` stays `/`). Request segments are
+ * percent-decoded (`decodeURIComponent`, the raw segment when the escape is malformed) before matching, and
+ * so are literal segments of patterns, so `/caf%C3%A9` and `/café` name the same route.
+ * Params hold the decoded `:name` segments, and under the key `*` the decoded rest joined with `/`.
+ */
+
+interface Terminal<T> {
+  readonly value: T;
+  /** names of the pattern's `:params`, in order */
+  readonly names: readonly string[];
+}
+
+interface Node<T> {
+  literals: Map<string, Node<T>> | null;
+  param: Node<T> | null;
+  /** a final `*` below this node */
+  wildcard: Terminal<T> | null;
+  /** a pattern ending at this node */
+  terminal: Terminal<T> | null;
+}
+
+const newNode = <T>(): Node<T> => ({ literals: null, param: null, wildcard: null, terminal: null });
+
+export interface RouteMatch<T> {
+  value: T;
+  /** null-prototype */
+  params: Record<string, string>;
+}
+
+function decodeSegment(seg: string): string {
+  if (!seg.includes('%')) return seg;
+  try {
+    return decodeURIComponent(seg);
+  } catch {
+    return seg;
+  }
+}
+
+/** Pattern or request path → segments: no leading `/`, one trailing `/` ignored, `/` → []. */
+function splitPath(path: string): string[] {
+  let end = path.length;
+  if (end > 1 && path.charCodeAt(end - 1) === 47 /* / */) end--;
+  const start = path.charCodeAt(0) === 47 ? 1 : 0;
+  if (start >= end) return [];
+  return path.slice(start, end).split('/');
+}
+
+export class Router<T> {
+  private readonly roots = new Map<string, Node<T>>();
+
+  /**
+   * Registers a pattern (validate it first with validatePattern). The method is upper-cased. When two
+   * patterns occupy the same route (same method and normalized path, or paths differing only in param
+   * names) the first one added is kept.
+   */
+  add(method: string, pattern: string, value: T): void {
+    const key = method.toUpperCase();
+    let node = this.roots.get(key);
+    if (node === undefined) {
+      node = newNode<T>();
+      this.roots.set(key, node);
+    }
+    const segs = splitPath(pattern);
+    const names: string[] = [];
+    for (let i = 0; i < segs.length; i++) {
+      const seg = segs[i];
+      if (seg === '*' && i === segs.length - 1) {
+        node.wildcard ??= { value, names };
+        return;
+      }
+      if (seg.startsWith(':')) {
+        names.push(seg.slice(1));
+        node.param ??= newNode<T>();
+        node = node.param;
+        continue;
+      }
+      const literal = decodeSegment(seg);
+      node.literals ??= new Map();
+      let next = node.literals.get(literal);
+      if (next === undefined) {
+        next = newNode<T>();
+        node.literals.set(literal, next);
+      }
+      node = next;
+    }
+    node.terminal ??= { value, names };
+  }
+
+  /** The route for a request path (without query string), or null. */
+  match(method: string, path: string): RouteMatch<T> | null {
+    const root = this.roots.get(method) ?? this.roots.get(method.toUpperCase());
+    if (root === undefined) return null;
+    const segs = splitPath(path);
+    for (let i = 0; i < segs.length; i++) segs[i] = decodeSegment(segs[i]);
+    const captures: string[] = [];
+    const found = search(root, segs, 0, captures);
+    if (found === null) return null;
+    const params: Record<string, string> = Object.create(null);
+    const { terminal, rest } = found;
+    for (let i = 0; i < terminal.names.length; i++) params[terminal.names[i]] = captures[i];
+    if (rest >= 0) params['*'] = segs.slice(rest).join('/');
+    return { value: terminal.value, params };
+  }
+}
+
+/**
+ * Depth-first search, literal before `:param` before `*`. Every trie node lies at one depth and is reached by
+ * one route, so a lookup visits each node at most once: bounded by the path length times the branching the
+ * user's own patterns create (literal and param at the same position), never by the number of endpoints.
+ * `captures` holds the `:param` segments on the current route; `rest` is where a `*` began (-1: none).
+ */
+function search<T>(
+  node: Node<T>,
+  segs: readonly string[],
+  i: number,
+  captures: string[],
+): { terminal: Terminal<T>; rest: number } | null {
+  if (i === segs.length) return node.terminal === null ? null : { terminal: node.terminal, rest: -1 };
+  const seg = segs[i];
+  const lit = node.literals?.get(seg);
+  if (lit !== undefined) {
+    const found = search(lit, segs, i + 1, captures);
+    if (found !== null) return found;
+  }
+  if (node.param !== null && seg !== '') {
+    captures.push(seg);
+    const found = search(node.param, segs, i + 1, captures);
+    if (found !== null) return found;
+    captures.pop();
+  }
+  if (node.wildcard !== null) return { terminal: node.wildcard, rest: i };
+  return null;
+}
+
+/** The pattern with a trailing `/` removed (root `/` stays), to detect duplicate method + path. */
+export function normalizePattern(pattern: string): string {
+  return pattern.length > 1 && pattern.endsWith('/') ? pattern.slice(0, -1) : pattern;
+}
+
+/**
+ * A key equal for every two patterns the router cannot tell apart: normalized, literals decoded, param names
+ * dropped (`/a/:x` and `/a/:y/` give the same key). Stricter than normalizePattern for conflict detection.
+ */
+export function routeKey(pattern: string): string {
+  const segs = splitPath(pattern).map((s) =>
+    s.startsWith(':') ? ':' : s === '*' ? '*' : encodeURIComponent(decodeSegment(s)).replaceAll('*', '%2A'),
+  );
+  return '/' + segs.join('/');
+}
+
+const PARAM_NAME_RE = /^[A-Za-z0-9_]+$/;
+
+/** `null` when the pattern is valid, else a message for the API's validation details. */
+export function validatePattern(pattern: string): string | null {
+  if (typeof pattern !== 'string' || !pattern.startsWith('/')) return 'path must start with /';
+  if (pattern.includes('?') || pattern.includes('#')) return 'path must not contain a query string (?) or fragment (#)';
+  const segs = splitPath(pattern);
+  const names = new Set<string>();
+  for (let i = 0; i < segs.length; i++) {
+    const seg = segs[i];
+    if (seg === '') return 'path must not contain empty segments (//)';
+    if (seg.includes('*')) {
+      if (seg !== '*') return '* must be a whole segment';
+      if (i !== segs.length - 1) return '* is only allowed as the last segment';
+    } else if (seg.startsWith(':')) {
+      const name = seg.slice(1);
+      if (!PARAM_NAME_RE.test(name)) return `parameter ${seg} needs a name of letters, digits and _`;
+      if (names.has(name)) return `parameter :${name} appears twice`;
+      names.add(name);
+    }
+  }
+  return null;
+}
