@@ -1,0 +1,135 @@
+import type { AuthAnswer, Endpoint, ErrorDetail, LogEntry, Project, Rule, RuleInput, User } from './types';
+
+const TOKEN_KEY = 'mockyard.token';
+
+export function getToken(): string | null {
+  try {
+    return localStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function setToken(token: string | null): void {
+  try {
+    if (token) localStorage.setItem(TOKEN_KEY, token);
+    else localStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // storage unavailable (private mode): the session lasts until reload
+  }
+}
+
+/** An error answer of the API, `{error: {code, message, details?}}`, or a network failure (status 0). */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: ErrorDetail[];
+
+  constructor(status: number, code: string, message: string, details: ErrorDetail[] = []) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+type UnauthorizedListener = () => void;
+const unauthorizedListeners = new Set<UnauthorizedListener>();
+
+/** Called when any call answers 401 unauthorized (expired or revoked session). */
+export function onUnauthorized(fn: UnauthorizedListener): () => void {
+  unauthorizedListeners.add(fn);
+  return () => unauthorizedListeners.delete(fn);
+}
+
+/** JSON pointer (`/a/0/b`) for whatever path spelling the server uses (`a[0].b`, `a.0.b`). */
+export function normalizePath(path: string): string {
+  if (!path) return '';
+  if (path.startsWith('/')) return path;
+  return `/${path.replace(/\[(\d+)\]/g, '.$1').replace(/\./g, '/')}`;
+}
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof ApiError) return err.message;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+export async function request<T>(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const token = getToken();
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    throw new ApiError(0, 'network_error', 'The server could not be reached. Check your connection and try again.');
+  }
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  let data: unknown = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!res.ok) {
+    const e = (data as { error?: { code?: string; message?: string; details?: ErrorDetail[] } } | null)?.error;
+    const details = Array.isArray(e?.details)
+      ? e.details.map((d) => ({ path: normalizePath(String(d.path ?? '')), message: String(d.message ?? '') }))
+      : [];
+    const err = new ApiError(res.status, e?.code ?? `http_${res.status}`, e?.message ?? `HTTP ${res.status}`, details);
+    if (res.status === 401 && err.code === 'unauthorized') for (const fn of unauthorizedListeners) fn();
+    throw err;
+  }
+  return data as T;
+}
+
+const enc = encodeURIComponent;
+const ep = (pid: string, eid: string) => `/api/projects/${enc(pid)}/endpoints/${enc(eid)}`;
+
+export type EndpointInput = Pick<Endpoint, 'method' | 'path' | 'statusCode' | 'responseBody' | 'contentType'>;
+
+export const api = {
+  register: (email: string, password: string) => request<AuthAnswer>('POST', '/api/auth/register', { email, password }),
+  login: (email: string, password: string) => request<AuthAnswer>('POST', '/api/auth/login', { email, password }),
+  logout: () => request<void>('POST', '/api/auth/logout'),
+  me: (signal?: AbortSignal) => request<User>('GET', '/api/auth/me', undefined, signal),
+
+  projects: (signal?: AbortSignal) => request<Project[]>('GET', '/api/projects', undefined, signal),
+  project: (id: string, signal?: AbortSignal) => request<Project>('GET', `/api/projects/${enc(id)}`, undefined, signal),
+  createProject: (name: string) => request<Project>('POST', '/api/projects', { name }),
+  renameProject: (id: string, name: string) => request<Project>('PATCH', `/api/projects/${enc(id)}`, { name }),
+  deleteProject: (id: string) => request<void>('DELETE', `/api/projects/${enc(id)}`),
+
+  endpoints: (pid: string, signal?: AbortSignal) =>
+    request<Endpoint[]>('GET', `/api/projects/${enc(pid)}/endpoints`, undefined, signal),
+  endpoint: (pid: string, eid: string, signal?: AbortSignal) =>
+    request<Endpoint>('GET', ep(pid, eid), undefined, signal),
+  createEndpoint: (pid: string, input: EndpointInput) =>
+    request<Endpoint>('POST', `/api/projects/${enc(pid)}/endpoints`, input),
+  updateEndpoint: (pid: string, eid: string, input: Partial<EndpointInput>) =>
+    request<Endpoint>('PATCH', ep(pid, eid), input),
+  deleteEndpoint: (pid: string, eid: string) => request<void>('DELETE', ep(pid, eid)),
+
+  storage: (pid: string, eid: string, signal?: AbortSignal) =>
+    request<Record<string, unknown>>('GET', `${ep(pid, eid)}/storage`, undefined, signal),
+  clearStorage: (pid: string, eid: string) => request<void>('DELETE', `${ep(pid, eid)}/storage`),
+
+  rules: (pid: string, eid: string, signal?: AbortSignal) =>
+    request<Rule[]>('GET', `${ep(pid, eid)}/rules`, undefined, signal),
+  createRule: (pid: string, eid: string, input: RuleInput) => request<Rule>('POST', `${ep(pid, eid)}/rules`, input),
+  updateRule: (pid: string, eid: string, rid: string, input: Partial<RuleInput>) =>
+    request<Rule>('PATCH', `${ep(pid, eid)}/rules/${enc(rid)}`, input),
+  deleteRule: (pid: string, eid: string, rid: string) => request<void>('DELETE', `${ep(pid, eid)}/rules/${enc(rid)}`),
+  resetRule: (pid: string, eid: string, rid: string) =>
+    request<Rule>('POST', `${ep(pid, eid)}/rules/${enc(rid)}/reset`),
+
+  requests: (pid: string, limit = 100, signal?: AbortSignal) =>
+    request<LogEntry[]>('GET', `/api/projects/${enc(pid)}/requests?limit=${limit}`, undefined, signal),
+};

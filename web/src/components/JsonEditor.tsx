@@ -1,0 +1,93 @@
+import { useId } from 'react';
+
+export function isJsonType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const t = contentType.split(';')[0].trim().toLowerCase();
+  return t === 'application/json' || t.endsWith('+json') || t === 'text/json';
+}
+
+/**
+ * Checks JSON while tolerating template tags: `{{request.params.id}}` in a number position is valid
+ * once rendered, so tags are replaced by `0` before parsing.
+ */
+export function checkJson(text: string): { ok: true; plain: boolean } | { ok: false; message: string } {
+  if (text.trim() === '') return { ok: true, plain: true };
+  try {
+    JSON.parse(text);
+    return { ok: true, plain: true };
+  } catch (err) {
+    try {
+      JSON.parse(text.replace(/\{\{[^{}]*\}\}/g, '0'));
+      return { ok: true, plain: false };
+    } catch {
+      return { ok: false, message: err instanceof Error ? err.message : 'Not valid JSON' };
+    }
+  }
+}
+
+interface Props {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  json: boolean;
+  rows?: number;
+  errors?: string[];
+  placeholder?: string;
+  hint?: string;
+}
+
+/** A body editor: a monospace textarea that validates JSON (when `json`) and offers "Format". */
+export function JsonEditor({ label, value, onChange, json, rows = 8, errors, placeholder, hint }: Props) {
+  const id = useId();
+  const check = json ? checkJson(value) : null;
+  const invalid = check !== null && !check.ok;
+  const describedBy: string[] = [];
+  if (check) describedBy.push(`${id}-status`);
+  if (errors?.length) describedBy.push(`${id}-err`);
+  return (
+    <div className="field">
+      <div className="field-row-head">
+        <label htmlFor={id}>{label}</label>
+        {json && (
+          <button
+            type="button"
+            className="btn btn-small btn-ghost"
+            aria-label={`Format ${label.toLowerCase()} as JSON`}
+            disabled={!check?.ok || !check.plain || value.trim() === ''}
+            onClick={() => onChange(JSON.stringify(JSON.parse(value), null, 2))}
+          >
+            Format
+          </button>
+        )}
+      </div>
+      <textarea
+        id={id}
+        className={`code${invalid ? ' invalid' : ''}`}
+        rows={rows}
+        spellCheck={false}
+        value={value}
+        placeholder={placeholder}
+        aria-invalid={invalid || (errors?.length ?? 0) > 0}
+        aria-describedby={describedBy.join(' ') || undefined}
+        onChange={(e) => onChange(e.target.value)}
+      />
+      {check && (
+        <p id={`${id}-status`} className={`hint ${check.ok ? 'hint-ok' : 'hint-bad'}`}>
+          {check.ok
+            ? value.trim() === ''
+              ? 'Empty body.'
+              : check.plain
+                ? 'Valid JSON.'
+                : 'Valid JSON once template tags are filled in.'
+            : `Invalid JSON: ${check.message}`}
+        </p>
+      )}
+      {hint && <p className="hint">{hint}</p>}
+      {errors && errors.length > 0 && (
+        <p id={`${id}-err`} className="field-error" role="alert">
+          {errors.join(' ')}
+        </p>
+      )}
+    </div>
+  );
+}

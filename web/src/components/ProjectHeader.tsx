@@ -1,0 +1,77 @@
+import { useEffect, useState } from 'react';
+import { Link, navigate, paths } from '../router';
+import type { Project } from '../types';
+import { RenameProject, useDeleteProject } from './ProjectActions';
+import { CopyButton } from './ui';
+
+export const mockBase = (projectId: string) => `${window.location.origin}/m/${encodeURIComponent(projectId)}`;
+
+/** Breadcrumb, title, rename/delete and the Endpoints / Live requests tabs of a project. */
+export function ProjectHeader({
+  project,
+  tab,
+  onRenamed,
+}: {
+  project: Project;
+  tab: 'endpoints' | 'requests';
+  onRenamed: (p: Project) => void;
+}) {
+  const [renaming, setRenaming] = useState(false);
+  const deleteProject = useDeleteProject();
+  useEffect(() => {
+    document.title = `${project.name} · ${tab === 'endpoints' ? 'Endpoints' : 'Live requests'} · Mockyard`;
+  }, [project.name, tab]);
+  const base = mockBase(project.id);
+  return (
+    <div className="project-head">
+      <nav aria-label="Breadcrumb" className="crumbs">
+        <Link href={paths.projects()}>Projects</Link>
+        <span aria-hidden="true">/</span>
+        <span aria-current="page">{project.name}</span>
+      </nav>
+      {renaming ? (
+        <RenameProject
+          project={project}
+          onCancel={() => setRenaming(false)}
+          onDone={(p) => {
+            setRenaming(false);
+            onRenamed(p);
+          }}
+        />
+      ) : (
+        <div className="page-head">
+          <h1>{project.name}</h1>
+          <div className="row-actions">
+            <button type="button" className="btn btn-small" onClick={() => setRenaming(true)}>
+              Rename project
+            </button>
+            <button
+              type="button"
+              className="btn btn-small btn-danger-ghost"
+              onClick={async () => {
+                if (await deleteProject(project)) navigate(paths.projects());
+              }}
+            >
+              Delete project
+            </button>
+          </div>
+        </div>
+      )}
+      <div className="url-line">
+        <span className="url-label">Mock base URL</span>
+        <code className="url" data-testid="mock-base">
+          {base}
+        </code>
+        <CopyButton text={base} what="mock base URL" />
+      </div>
+      <nav className="tabs" aria-label="Project sections">
+        <Link href={paths.project(project.id)} aria-current={tab === 'endpoints' ? 'page' : undefined}>
+          Endpoints
+        </Link>
+        <Link href={paths.requests(project.id)} aria-current={tab === 'requests' ? 'page' : undefined}>
+          Live requests
+        </Link>
+      </nav>
+    </div>
+  );
+}

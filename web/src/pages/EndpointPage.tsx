@@ -1,0 +1,136 @@
+import { useEffect } from 'react';
+import { api, errorMessage } from '../api';
+import { useConfirm } from '../components/confirm';
+import { EndpointForm } from '../components/EndpointForm';
+import { mockBase } from '../components/ProjectHeader';
+import { StoragePanel } from '../components/StoragePanel';
+import { useToast } from '../components/toast';
+import { CopyButton, EmptyState, ErrorBanner, MethodBadge, Spinner } from '../components/ui';
+import { useLoad } from '../hooks';
+import { Link, navigate, paths } from '../router';
+import { RulesPanel } from '../rules/RulesPanel';
+import type { Endpoint } from '../types';
+
+const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+export function curlLine(e: Pick<Endpoint, 'method' | 'path' | 'contentType'>, url: string): string {
+  const parts = ['curl', '-i'];
+  if (e.method === 'HEAD') parts.push('-I');
+  else if (e.method !== 'GET') parts.push('-X', e.method);
+  parts.push(shq(url));
+  if (['POST', 'PUT', 'PATCH'].includes(e.method)) {
+    parts.push('-H', shq('content-type: application/json'), '-d', shq('{}'));
+  }
+  return parts.join(' ');
+}
+
+export function EndpointPage({ projectId, endpointId }: { projectId: string; endpointId: string }) {
+  const project = useLoad((s) => api.project(projectId, s), [projectId]);
+  const endpoint = useLoad((s) => api.endpoint(projectId, endpointId, s), [projectId, endpointId]);
+  const confirm = useConfirm();
+  const toast = useToast();
+  const e = endpoint.data;
+
+  useEffect(() => {
+    if (e) document.title = `${e.method} ${e.path} · ${project.data?.name ?? 'Project'} · Mockyard`;
+  }, [e, project.data?.name]);
+
+  if (endpoint.apiError?.status === 404) {
+    return (
+      <EmptyState title="Endpoint not found" action={<Link href={paths.project(projectId)}>Back to the project</Link>}>
+        It may have been deleted.
+      </EmptyState>
+    );
+  }
+  if (!e) return endpoint.error ? <ErrorBanner error={endpoint.error} onRetry={endpoint.reload} /> : <Spinner />;
+
+  const url = `${mockBase(projectId)}${e.path}`;
+  const curl = curlLine(e, url);
+
+  const remove = async () => {
+    const ok = await confirm({
+      title: `Delete ${e.method} ${e.path}?`,
+      message: <p>Its rules and stored variables are deleted too. Requests to it will answer 404.</p>,
+      confirmLabel: 'Delete endpoint',
+      danger: true,
+    });
+    if (!ok) return;
+    try {
+      await api.deleteEndpoint(projectId, e.id);
+      toast(`Deleted ${e.method} ${e.path}`);
+      navigate(paths.project(projectId));
+    } catch (err) {
+      toast(`Could not delete: ${errorMessage(err)}`);
+    }
+  };
+
+  return (
+    <div className="page">
+      <nav aria-label="Breadcrumb" className="crumbs">
+        <Link href={paths.projects()}>Projects</Link>
+        <span aria-hidden="true">/</span>
+        <Link href={paths.project(projectId)}>{project.data?.name ?? 'Project'}</Link>
+        <span aria-hidden="true">/</span>
+        <span aria-current="page">
+          {e.method} {e.path}
+        </span>
+      </nav>
+      <div className="page-head">
+        <h1 className="endpoint-title">
+          <MethodBadge method={e.method} />
+          <span className="mono">{e.path}</span>
+        </h1>
+        <div className="row-actions">
+          <Link href={paths.requests(projectId)} className="btn btn-small">
+            Live requests
+          </Link>
+          <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => void remove()}>
+            Delete endpoint
+          </button>
+        </div>
+      </div>
+
+      <div className="card url-card">
+        <div className="url-line">
+          <span className="url-label">Mock URL</span>
+          <code className="url" data-testid="mock-url">
+            {url}
+          </code>
+          <CopyButton text={url} what="mock URL" />
+        </div>
+        <div className="url-line">
+          <span className="url-label">curl</span>
+          <code className="url">{curl}</code>
+          <CopyButton text={curl} what="curl command" />
+        </div>
+        {e.path.includes(':') || e.path.includes('*') ? (
+          <p className="hint">Replace the :name and * parts of the path with real values.</p>
+        ) : null}
+      </div>
+
+      <details className="card default-response">
+        <summary>
+          <h2>Default response</h2>
+          <span className="muted small">
+            {e.statusCode} · {e.contentType} · used when no rule answers
+          </span>
+        </summary>
+        <EndpointForm
+          key={e.updatedAt}
+          initial={e}
+          submitLabel="Save endpoint"
+          requireChange
+          onSubmit={async (input) => {
+            const u = await api.updateEndpoint(projectId, e.id, input);
+            endpoint.setData((old) => ({ ...u, rules: old?.rules }));
+            toast('Endpoint saved');
+          }}
+        />
+      </details>
+
+      <RulesPanel projectId={projectId} endpointId={e.id} contentType={e.contentType} />
+
+      <StoragePanel projectId={projectId} endpointId={e.id} />
+    </div>
+  );
+}

@@ -1,0 +1,121 @@
+import { useState } from 'react';
+import { api, errorMessage } from '../api';
+import { useConfirm } from '../components/confirm';
+import { EndpointForm, emptyEndpoint } from '../components/EndpointForm';
+import { ProjectHeader } from '../components/ProjectHeader';
+import { useToast } from '../components/toast';
+import { EmptyState, ErrorBanner, MethodBadge, Spinner, StatusBadge } from '../components/ui';
+import { useLoad } from '../hooks';
+import { Link, navigate, paths } from '../router';
+import type { Endpoint } from '../types';
+
+export function NotFoundProject() {
+  return (
+    <EmptyState title="Project not found" action={<Link href={paths.projects()}>Back to your projects</Link>}>
+      It may have been deleted, or it belongs to another account.
+    </EmptyState>
+  );
+}
+
+export function ProjectPage({ projectId }: { projectId: string }) {
+  const project = useLoad((s) => api.project(projectId, s), [projectId]);
+  const endpoints = useLoad((s) => api.endpoints(projectId, s), [projectId]);
+  const [creating, setCreating] = useState(false);
+  const confirm = useConfirm();
+  const toast = useToast();
+
+  if (project.apiError?.status === 404) return <NotFoundProject />;
+  if (!project.data) {
+    return project.error ? <ErrorBanner error={project.error} onRetry={project.reload} /> : <Spinner />;
+  }
+
+  const remove = async (e: Endpoint) => {
+    const ok = await confirm({
+      title: `Delete ${e.method} ${e.path}?`,
+      message: <p>Its rules and stored variables are deleted too. Requests to it will answer 404.</p>,
+      confirmLabel: 'Delete endpoint',
+      danger: true,
+    });
+    if (!ok) return;
+    try {
+      await api.deleteEndpoint(projectId, e.id);
+      endpoints.setData((d) => d?.filter((x) => x.id !== e.id));
+      toast(`Deleted ${e.method} ${e.path}`);
+    } catch (err) {
+      toast(`Could not delete: ${errorMessage(err)}`);
+    }
+  };
+
+  const list = endpoints.data ?? [];
+  return (
+    <div className="page">
+      <ProjectHeader project={project.data} tab="endpoints" onRenamed={(p) => project.setData(() => p)} />
+
+      <section aria-labelledby="endpoints-title">
+        <div className="section-head">
+          <h2 id="endpoints-title">Endpoints</h2>
+          {!creating && (
+            <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+              New endpoint
+            </button>
+          )}
+        </div>
+
+        {creating && (
+          <div className="card">
+            <h3>New endpoint</h3>
+            <EndpointForm
+              initial={{ ...emptyEndpoint, path: '/api/' }}
+              submitLabel="Create endpoint"
+              onCancel={() => setCreating(false)}
+              onSubmit={async (input) => {
+                const e = await api.createEndpoint(projectId, input);
+                navigate(paths.endpoint(projectId, e.id));
+              }}
+            />
+          </div>
+        )}
+
+        <ErrorBanner error={endpoints.error} onRetry={endpoints.reload} />
+        {endpoints.loading && !endpoints.data ? (
+          <Spinner label="Loading endpoints…" />
+        ) : list.length === 0 && !endpoints.error ? (
+          !creating && (
+            <EmptyState
+              title="No endpoints yet"
+              action={
+                <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+                  Create your first endpoint
+                </button>
+              }
+            >
+              An endpoint is a method and a path, such as <code>GET /api/users/:id</code>, with the answer it gives. Add
+              rules to it later to vary the answer by header, query or body.
+            </EmptyState>
+          )
+        ) : (
+          <ul className="endpoint-list" aria-label="Endpoints">
+            {list.map((e) => (
+              <li key={e.id} className="endpoint-row">
+                <MethodBadge method={e.method} />
+                <Link href={paths.endpoint(projectId, e.id)} className="endpoint-path">
+                  {e.path}
+                </Link>
+                <StatusBadge code={e.statusCode} />
+                <span className="muted small ct">{e.contentType}</span>
+                <button
+                  type="button"
+                  className="btn btn-small btn-danger-ghost"
+                  aria-label={`Delete endpoint ${e.method} ${e.path}`}
+                  onClick={() => void remove(e)}
+                >
+                  Delete
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,368 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { api } from '../api';
+import { useAuth } from '../auth';
+import { ProjectHeader } from '../components/ProjectHeader';
+import { EmptyState, ErrorBanner, formatTime, MethodBadge, Spinner, StatusBadge } from '../components/ui';
+import { useLoad } from '../hooks';
+import { Link, paths } from '../router';
+import { describeCondition } from '../rules/draft';
+import { followStream, type StreamStatus } from '../sse';
+import type { Endpoint, LogEntry, Rule } from '../types';
+import { NotFoundProject } from './ProjectPage';
+
+const MAX_ENTRIES = 500;
+
+function queryText(q: LogEntry['query']): string {
+  if (!q) return '';
+  if (typeof q === 'string') return q.replace(/^\?/, '');
+  return new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)])).toString();
+}
+
+function prettyBody(body: string): string {
+  if (!body) return '';
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+function matchedName(e: LogEntry, rulesById: Map<string, Rule>): string | null {
+  if (!e.ruleId) return null;
+  return e.rules?.find((r) => r.ruleId === e.ruleId)?.name ?? rulesById.get(e.ruleId)?.name ?? 'a rule';
+}
+
+function Outcome({ e, rulesById }: { e: LogEntry; rulesById: Map<string, Rule> }) {
+  const name = matchedName(e, rulesById);
+  if (e.proxied) return <span className="tag tag-proxy">proxied</span>;
+  if (!e.endpointId) return <span className="tag tag-miss">no endpoint</span>;
+  if (name) return <span className="tag tag-rule">{name}</span>;
+  return <span className="tag">default</span>;
+}
+
+function Detail({
+  e,
+  endpoint,
+  projectId,
+  rulesById,
+}: {
+  e: LogEntry;
+  endpoint: Endpoint | undefined;
+  projectId: string;
+  rulesById: Map<string, Rule>;
+}) {
+  const headers = Object.entries(e.headers ?? {});
+  const q = queryText(e.query);
+  const traces = e.rules ?? [];
+  return (
+    <div className="detail">
+      <h2 className="detail-title" id="detail-title" tabIndex={-1}>
+        <MethodBadge method={e.method} />
+        <span className="mono wrap">
+          {e.path}
+          {q ? `?${q}` : ''}
+        </span>
+      </h2>
+      <dl className="facts">
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge code={e.statusCode} />
+        </dd>
+        <dt>Time</dt>
+        <dd>{new Date(e.at).toLocaleString()}</dd>
+        <dt>Duration</dt>
+        <dd>{e.durationMs} ms</dd>
+        <dt>Answered by</dt>
+        <dd>
+          <Outcome e={e} rulesById={rulesById} />
+        </dd>
+        <dt>Endpoint</dt>
+        <dd>
+          {endpoint ? (
+            <Link href={paths.endpoint(projectId, endpoint.id)}>
+              {endpoint.method} {endpoint.path}
+            </Link>
+          ) : e.endpointId ? (
+            <span className="muted">deleted endpoint</span>
+          ) : (
+            <span className="muted">none matched (404)</span>
+          )}
+        </dd>
+      </dl>
+
+      <h3>Rules</h3>
+      {traces.length === 0 ? (
+        <p className="muted small">No rules were evaluated.</p>
+      ) : (
+        <ol className="trace">
+          {traces.map((t) => {
+            const rule = rulesById.get(t.ruleId);
+            const cond = t.failedCondition !== undefined ? rule?.conditions[t.failedCondition] : undefined;
+            return (
+              <li key={t.ruleId} className={t.matched ? 'ok' : 'no'}>
+                <span className="trace-mark" aria-hidden="true">
+                  {t.matched ? '✓' : '✗'}
+                </span>
+                <div>
+                  <strong>{t.name}</strong> — {t.matched ? 'matched' : 'did not match'}
+                  {t.failedCondition !== undefined && (
+                    <div className="small">
+                      Condition {t.failedCondition + 1} failed
+                      {cond ? (
+                        <>
+                          : <code>{describeCondition(cond)}</code>
+                        </>
+                      ) : null}
+                    </div>
+                  )}
+                  {t.reason && <div className="small muted">{t.reason}</div>}
+                </div>
+              </li>
+            );
+          })}
+        </ol>
+      )}
+
+      <h3>Actions</h3>
+      {e.actions.length === 0 ? (
+        <p className="muted small">No actions ran.</p>
+      ) : (
+        <ol className="trace">
+          {e.actions.map((a, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: outcomes have no id
+            <li key={i} className={a.ok ? 'ok' : 'no'}>
+              <span className="trace-mark" aria-hidden="true">
+                {a.ok ? '✓' : '✗'}
+              </span>
+              <div>
+                <strong>{a.type}</strong> — {a.ok ? 'succeeded' : 'failed'}
+                {a.error && <div className="small">{a.error}</div>}
+              </div>
+            </li>
+          ))}
+        </ol>
+      )}
+
+      <h3>Request headers</h3>
+      {headers.length === 0 ? (
+        <p className="muted small">None.</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="kv-table">
+            <tbody>
+              {headers.map(([k, v]) => (
+                <tr key={k}>
+                  <th scope="row">{k}</th>
+                  <td className="wrap">{v}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      <h3>Request body</h3>
+      {e.body ? <pre className="code-block">{prettyBody(e.body)}</pre> : <p className="muted small">Empty.</p>}
+    </div>
+  );
+}
+
+export function RequestsPage({ projectId }: { projectId: string }) {
+  const { user } = useAuth();
+  const project = useLoad((s) => api.project(projectId, s), [projectId]);
+  const endpoints = useLoad((s) => api.endpoints(projectId, s), [projectId]);
+  const [entries, setEntries] = useState<LogEntry[]>([]);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const [status, setStatus] = useState<StreamStatus>('connecting');
+  const [paused, setPaused] = useState(false);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [rulesById, setRulesById] = useState<Map<string, Rule>>(new Map());
+  const pausedRef = useRef(paused);
+  pausedRef.current = paused;
+  const fetchedEndpoints = useRef(new Set<string>());
+  const [tick, setTick] = useState(0);
+
+  const merge = useCallback((incoming: LogEntry[]) => {
+    setEntries((old) => {
+      const byId = new Map(old.map((e) => [e.id, e]));
+      for (const e of incoming) byId.set(e.id, e);
+      return [...byId.values()].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0)).slice(0, MAX_ENTRIES);
+    });
+  }, []);
+
+  // Stream first, then the backlog, so nothing that happens in between is missed (merged by id).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: tick restarts the stream on demand
+  useEffect(() => {
+    if (!user) return;
+    setEntries([]);
+    setLoading(true);
+    setError(null);
+    const buffered: LogEntry[] = [];
+    const stream = followStream(`/api/projects/${encodeURIComponent(projectId)}/requests/stream`, {
+      onStatus: setStatus,
+      onData: (data) => {
+        let entry: LogEntry;
+        try {
+          entry = JSON.parse(data) as LogEntry;
+        } catch {
+          return;
+        }
+        if (!entry || typeof entry.id !== 'string') return;
+        if (pausedRef.current) buffered.push(entry);
+        else merge([entry]);
+      },
+    });
+    const ctl = new AbortController();
+    api
+      .requests(projectId, 100, ctl.signal)
+      .then((list) => merge(list))
+      .catch((err) => {
+        if (!ctl.signal.aborted) setError(err instanceof Error ? err.message : String(err));
+      })
+      .finally(() => {
+        if (!ctl.signal.aborted) setLoading(false);
+      });
+    const flush = window.setInterval(() => {
+      if (!pausedRef.current && buffered.length) merge(buffered.splice(0));
+    }, 500);
+    return () => {
+      stream.close();
+      ctl.abort();
+      window.clearInterval(flush);
+    };
+  }, [projectId, user, merge, tick]);
+
+  // Rules of the endpoints seen, to name matched rules and show failed conditions.
+  useEffect(() => {
+    const ids = new Set(entries.map((e) => e.endpointId).filter((x): x is string => !!x));
+    for (const id of ids) {
+      if (fetchedEndpoints.current.has(id)) continue;
+      fetchedEndpoints.current.add(id);
+      api
+        .rules(projectId, id)
+        .then((rules) =>
+          setRulesById((m) => {
+            const n = new Map(m);
+            for (const r of rules) n.set(r.id, r);
+            return n;
+          }),
+        )
+        .catch(() => {});
+    }
+  }, [entries, projectId]);
+
+  const endpointsById = useMemo(() => new Map((endpoints.data ?? []).map((e) => [e.id, e])), [endpoints.data]);
+  const current = entries.find((e) => e.id === selected) ?? null;
+
+  if (project.apiError?.status === 404) return <NotFoundProject />;
+  if (!project.data)
+    return project.error ? <ErrorBanner error={project.error} onRetry={project.reload} /> : <Spinner />;
+
+  const statusText = paused
+    ? 'Paused'
+    : status === 'live'
+      ? 'Live'
+      : status === 'connecting'
+        ? 'Connecting…'
+        : status === 'reconnecting'
+          ? 'Reconnecting…'
+          : 'Disconnected';
+
+  return (
+    <div className="page">
+      <ProjectHeader project={project.data} tab="requests" onRenamed={(p) => project.setData(() => p)} />
+      <div className="section-head">
+        <div className="live-head">
+          <h2 id="requests-title">Requests</h2>
+          <span className={`live live-${paused ? 'paused' : status}`} role="status">
+            <span className="live-dot" aria-hidden="true" />
+            {statusText}
+          </span>
+          <span className="muted small">{entries.length} shown</span>
+        </div>
+        <div className="row-actions">
+          <button type="button" className="btn btn-small" aria-pressed={paused} onClick={() => setPaused((p) => !p)}>
+            {paused ? 'Resume' : 'Pause'}
+          </button>
+          <button type="button" className="btn btn-small" onClick={() => setTick((t) => t + 1)}>
+            Reload
+          </button>
+          <button
+            type="button"
+            className="btn btn-small btn-ghost"
+            onClick={() => {
+              setEntries([]);
+              setSelected(null);
+            }}
+            disabled={entries.length === 0}
+          >
+            Clear view
+          </button>
+        </div>
+      </div>
+      <ErrorBanner error={error} onRetry={() => setTick((t) => t + 1)} />
+      {loading && entries.length === 0 ? (
+        <Spinner label="Loading requests…" />
+      ) : entries.length === 0 ? (
+        <EmptyState title="Waiting for requests">
+          Call one of this project's mock URLs, e.g.{' '}
+          <code className="wrap">
+            curl {window.location.origin}/m/{projectId}
+            {endpoints.data?.[0]?.path ?? '/your/path'}
+          </code>
+          , and it shows up here at once.
+        </EmptyState>
+      ) : (
+        <div className="requests">
+          <ul className="request-list" aria-labelledby="requests-title">
+            {entries.map((e) => {
+              const q = queryText(e.query);
+              return (
+                <li key={e.id}>
+                  <button
+                    type="button"
+                    className="request-row"
+                    aria-current={e.id === selected ? 'true' : undefined}
+                    onClick={() => {
+                      setSelected(e.id);
+                      requestAnimationFrame(() => {
+                        const el = document.getElementById('detail-title');
+                        el?.focus({ preventScroll: true });
+                        if (window.matchMedia('(max-width: 900px)').matches) el?.scrollIntoView({ block: 'start' });
+                      });
+                    }}
+                  >
+                    <span className="rq-time">{formatTime(e.at)}</span>
+                    <MethodBadge method={e.method} />
+                    <span className="rq-path mono">
+                      {e.path}
+                      {q && <span className="muted">?{q}</span>}
+                    </span>
+                    <StatusBadge code={e.statusCode} />
+                    <span className="rq-rule">
+                      <Outcome e={e} rulesById={rulesById} />
+                    </span>
+                    <span className="rq-ms muted small">{e.durationMs} ms</span>
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+          <aside className="card detail-pane" aria-label="Request details">
+            {current ? (
+              <Detail
+                e={current}
+                endpoint={current.endpointId ? endpointsById.get(current.endpointId) : undefined}
+                projectId={projectId}
+                rulesById={rulesById}
+              />
+            ) : (
+              <p className="muted center">Select a request to see its headers, body, actions and rule matches.</p>
+            )}
+          </aside>
+        </div>
+      )}
+    </div>
+  );
+}
