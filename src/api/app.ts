@@ -1,0 +1,189 @@
+/**
+ * The Fastify app: everything that is not mock traffic. Auth hook, JSON body parsing with the
+ * contract's errors, the management routes, the request log, OpenAPI, health, and the dashboard's
+ * static files.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import type { Server } from 'node:http';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerFactory, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import { AppError, errorBody } from '../errors.js';
+import { isUnavailable } from '../runtime/mock-server.js';
+import { authRoutes } from './auth-routes.js';
+import type { ApiDeps } from './context.js';
+import { sendError } from './errors.js';
+import { logRoutes } from './log-routes.js';
+import { hashToken } from './passwords.js';
+import { projectRoutes } from './project-routes.js';
+import { ruleRoutes } from './rule-routes.js';
+
+const PUBLIC = new Set(['/api/auth/register', '/api/auth/login', '/api/openapi.json', '/api/docs']);
+const BODY_LIMIT = 1024 * 1024;
+
+export interface AppOptions extends ApiDeps {
+  logger: Logger;
+  serverFactory: FastifyServerFactory;
+  webDir: string | null;
+  version: string;
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server>> {
+  const { store, config } = opts;
+  const app = Fastify({
+    loggerInstance: opts.logger,
+    serverFactory: opts.serverFactory,
+    bodyLimit: BODY_LIMIT,
+    logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: false,
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: false } },
+    routerOptions: { ignoreTrailingSlash: true },
+  }) as unknown as FastifyInstance<Server>;
+
+  app.decorateRequest('user', null);
+  app.decorateRequest('tokenHash', null);
+
+  // JSON bodies: our own parser, so broken JSON is `invalid_json` and an empty body is no body.
+  app.removeContentTypeParser(['application/json']);
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new AppError('invalid_json'), undefined);
+    }
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    if (isUnavailable(err)) {
+      reply.code(503).send(errorBody(new AppError('unavailable')));
+      return;
+    }
+    sendError(err, req, reply);
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Mockyard API',
+        version: opts.version,
+        description:
+          'Management API of Mockyard. Mock traffic is served at /m/:projectId<path> (no auth). Errors are {"error":{code,message,details?}}.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  // Security headers for everything this app answers (the dashboard and the API). Mock answers
+  // never pass through here.
+  app.addHook('onSend', async (_req, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('x-frame-options', 'DENY');
+    reply.header(
+      'content-security-policy',
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
+    );
+    return payload;
+  });
+
+  app.addHook('onRequest', async (req) => {
+    const url = req.url;
+    if (!url.startsWith('/api/')) return;
+    const pathOnly = url.split('?')[0].replace(/\/+$/, '');
+    if (pathOnly.startsWith('/api/admin/') || pathOnly === '/api/admin') {
+      if (!config.adminToken) throw new AppError('not_found', 'No such route');
+      const token = bearer(req.headers.authorization);
+      if (!token || !safeEqual(token, config.adminToken)) throw new AppError('unauthorized');
+      return;
+    }
+    if (PUBLIC.has(pathOnly)) return;
+    const token = bearer(req.headers.authorization);
+    if (!token) throw new AppError('unauthorized');
+    const tokenHash = hashToken(token);
+    // The lookup is by hash: equal-time comparison of secrets is not needed for an index lookup
+    // of a 256-bit random token's hash.
+    const user = await store.sessionUser(tokenHash);
+    if (!user) throw new AppError('unauthorized');
+    req.user = user;
+    req.tokenHash = tokenHash;
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    if (await store.ping()) return { status: 'ok' };
+    reply.code(503);
+    return errorBody(new AppError('unavailable', 'The database does not answer'));
+  });
+
+  authRoutes(app, opts);
+  projectRoutes(app, opts);
+  ruleRoutes(app, opts);
+  logRoutes(app, opts);
+
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/api/docs', { schema: { hide: true } }, async (_req, reply) => {
+    reply.type('text/html').send(docsPage());
+  });
+
+  const webDir = opts.webDir;
+  const index = webDir ? path.join(webDir, 'index.html') : null;
+  if (webDir && index && fs.existsSync(index)) {
+    await app.register(fastifyStatic, {
+      root: webDir,
+      prefix: '/',
+      wildcard: false,
+      index: false,
+      setHeaders: (res, file) => {
+        res.setHeader(
+          'cache-control',
+          file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+        );
+      },
+    });
+  }
+
+  app.setNotFoundHandler(async (req, reply) => {
+    const p = req.url.split('?')[0];
+    if (
+      p.startsWith('/api/') ||
+      p === '/api' ||
+      !(req.method === 'GET' || req.method === 'HEAD') ||
+      !index ||
+      !fs.existsSync(index)
+    ) {
+      reply.code(404).send(errorBody(new AppError('not_found', 'No such route')));
+      return;
+    }
+    // single-page app: deep links get index.html
+    reply.header('cache-control', 'no-cache').type('text/html').send(fs.readFileSync(index));
+  });
+
+  return app;
+}
+
+function bearer(header: string | undefined): string | null {
+  if (!header) return null;
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  return m ? m[1] : null;
+}
+
+function docsPage(): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Mockyard API</title>
+<link rel="stylesheet" href="/api/docs.css"></head><body><main id="docs"><h1>Mockyard API</h1>
+<p>The OpenAPI 3.1 document is at <a href="/api/openapi.json">/api/openapi.json</a>. The reference with examples is
+<code>docs/api.md</code> in the repository.</p></main></body></html>`;
+}

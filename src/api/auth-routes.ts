@@ -1,0 +1,100 @@
+import type { FastifyInstance } from 'fastify';
+import type { Plan } from '../domain/model.js';
+import { Credentials, LoginBody, PasswordChange, PlanBody, UserSchema } from '../domain/schemas.js';
+import { AppError, validationError } from '../errors.js';
+import { type ApiDeps, caller, type Params } from './context.js';
+import { dummyPasswordHash, hashPassword, hashToken, newToken, verifyPassword } from './passwords.js';
+import { RateLimiter } from './rate-limit.js';
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): void {
+  const perAddress = new RateLimiter(config.authRatePerMinute, 60_000);
+  const perEmail = new RateLimiter(Math.max(5, Math.floor(config.authRatePerMinute / 3)), 60_000);
+  const limit = (ip: string, email: unknown) => {
+    const okIp = perAddress.take(`ip:${ip}`);
+    const okEmail = typeof email === 'string' ? perEmail.take(`email:${email.toLowerCase()}`) : true;
+    if (!okIp || !okEmail) throw new AppError('rate_limited');
+  };
+
+  const issue = async (userId: string) => {
+    const token = newToken();
+    await store.createSession(hashToken(token), userId, new Date(Date.now() + config.sessionTtlHours * 3_600_000));
+    return token;
+  };
+
+  app.post<{ Body: { email: string; password: string } }>(
+    '/api/auth/register',
+    { schema: { tags: ['auth'], summary: 'Create an account', body: Credentials, security: [] } },
+    async (req, reply) => {
+      limit(req.ip, req.body.email);
+      const email = req.body.email.trim();
+      if (!EMAIL.test(email)) throw validationError([{ path: '/email', message: 'email must be an email address' }]);
+      const user = await store.createUser(email, await hashPassword(req.body.password));
+      reply.code(201);
+      return { token: await issue(user.id), user };
+    },
+  );
+
+  app.post<{ Body: { email: string; password: string } }>(
+    '/api/auth/login',
+    { schema: { tags: ['auth'], summary: 'Sign in', body: LoginBody, security: [] } },
+    async (req) => {
+      limit(req.ip, req.body.email);
+      const found = await store.findUserByEmail(req.body.email.trim());
+      // The same work and the same answer for an unknown email and a wrong password.
+      const ok = await verifyPassword(req.body.password, found?.passwordHash ?? (await dummyPasswordHash()));
+      if (!found || !ok) throw new AppError('invalid_credentials');
+      const { passwordHash: _omit, ...user } = found;
+      return { token: await issue(user.id), user };
+    },
+  );
+
+  app.post(
+    '/api/auth/logout',
+    { schema: { tags: ['auth'], summary: 'Revoke the presented token' } },
+    async (req, reply) => {
+      caller(req);
+      if (req.tokenHash) await store.deleteSession(req.tokenHash);
+      reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/api/auth/me',
+    { schema: { tags: ['auth'], summary: 'The caller', response: { 200: UserSchema } } },
+    async (req) => caller(req),
+  );
+
+  app.put<{ Body: { oldPassword: string; newPassword: string } }>(
+    '/api/auth/password',
+    { schema: { tags: ['auth'], summary: 'Change the password; revokes every other session', body: PasswordChange } },
+    async (req, reply) => {
+      const me = caller(req);
+      limit(req.ip, me.email);
+      const full = await store.getUserWithHash(me.id);
+      if (!full || !(await verifyPassword(req.body.oldPassword, full.passwordHash)))
+        throw new AppError('invalid_credentials');
+      await store.setPassword(me.id, await hashPassword(req.body.newPassword));
+      await store.deleteOtherSessions(me.id, req.tokenHash ?? '');
+      reply.code(204).send();
+    },
+  );
+
+  app.patch<{ Params: Params<'userId'>; Body: { plan: Plan } }>(
+    '/api/admin/users/:userId',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Set a user’s plan (admin token)',
+        body: PlanBody,
+        response: { 200: UserSchema },
+      },
+    },
+    async (req) => {
+      const user = await store.setPlan(req.params.userId, req.body.plan);
+      if (!user) throw new AppError('not_found', 'No such user');
+      return user;
+    },
+  );
+}

@@ -1,0 +1,28 @@
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { User } from '../domain/model.js';
+import { AppError } from '../errors.js';
+import type { RequestLog } from '../runtime/request-log.js';
+import type { Store } from '../store/store.js';
+
+/** What the route modules need, passed in once (no globals). */
+export interface ApiDeps {
+  config: Config;
+  store: Store;
+  requestLog: RequestLog;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user: User | null;
+    tokenHash: string | null;
+  }
+}
+
+/** The authenticated caller (the auth hook has run for every /api route that needs one). */
+export function caller(req: FastifyRequest): User {
+  if (!req.user) throw new AppError('unauthorized');
+  return req.user;
+}
+
+export type Params<K extends string> = { [P in K]: string };

@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import type { RequestLogEntry } from '../domain/model.js';
+import { validationError } from '../errors.js';
+import { type ApiDeps, caller, type Params } from './context.js';
+
+export function logRoutes(app: FastifyInstance, { store, requestLog }: ApiDeps): void {
+  const tags = ['requests'];
+  app.get<{ Params: Params<'projectId'>; Querystring: { limit?: string } }>(
+    '/api/projects/:projectId/requests',
+    {
+      schema: {
+        tags,
+        summary: 'Mock requests of the project, newest first (limit default 50, max 500)',
+        querystring: { type: 'object', properties: { limit: { type: 'string' } } },
+      },
+    },
+    async (req) => {
+      const raw = req.query.limit;
+      let limit = 50;
+      if (raw !== undefined) {
+        limit = Number(raw);
+        if (!Number.isInteger(limit) || limit < 1)
+          throw validationError([{ path: '/limit', message: 'limit must be a positive integer' }]);
+        limit = Math.min(limit, 500);
+      }
+      return requestLog.list(caller(req).id, req.params.projectId, limit);
+    },
+  );
+
+  app.get<{ Params: Params<'projectId'> }>(
+    '/api/projects/:projectId/requests/stream',
+    { schema: { tags, summary: 'Server-Sent Events: one `data:` line of Entry JSON per mock request' } },
+    async (req, reply) => {
+      const me = caller(req);
+      await store.requireProject(me.id, req.params.projectId);
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      res.write(': connected\n\n');
+      const send = (e: RequestLogEntry) => {
+        res.write(`data: ${JSON.stringify(e)}\n\n`);
+      };
+      const off = requestLog.subscribe(req.params.projectId, send);
+      const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+      const close = () => {
+        clearInterval(ping);
+        off();
+      };
+      req.raw.on('close', close);
+      res.on('close', close);
+      // a deleted project ends its stream
+      const onChange = async (projectId: string) => {
+        if (projectId !== req.params.projectId) return;
+        if (!(await store.getProject(me.id, projectId).catch(() => null))) {
+          store.off('change', onChange);
+          res.end();
+        }
+      };
+      store.on('change', onChange);
+      res.on('close', () => store.off('change', onChange));
+    },
+  );
+}

@@ -1,0 +1,147 @@
+import type { FastifyInstance } from 'fastify';
+import type { Endpoint, Project } from '../domain/model.js';
+import { EndpointBody, EndpointPatch, ProjectBody, ProjectPatch, ProjectSchema } from '../domain/schemas.js';
+import { validateEndpoint, validateProject } from '../domain/validate.js';
+import { AppError } from '../errors.js';
+import { type ApiDeps, caller, type Params } from './context.js';
+import { ruleView } from './rule-routes.js';
+
+type Json = Record<string, unknown>;
+
+export const projectView = (p: Project) => ({ ...p, mockUrl: `/m/${p.id}` });
+
+export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps): void {
+  const tags = ['projects'];
+  app.get('/api/projects', { schema: { tags, summary: 'The caller’s projects, oldest first' } }, async (req) =>
+    (await store.listProjects(caller(req).id)).map(projectView),
+  );
+
+  app.post<{ Body: Json }>(
+    '/api/projects',
+    { schema: { tags, summary: 'Create a project', body: ProjectBody, response: { 201: ProjectSchema } } },
+    async (req, reply) => {
+      const me = caller(req);
+      const v = validateProject(req.body, false);
+      if ((await store.countProjects(me.id)) >= config.maxProjectsPerUser) {
+        throw new AppError('limit_exceeded', `At most ${config.maxProjectsPerUser} projects per user`);
+      }
+      reply.code(201);
+      return projectView(await store.createProject(me.id, v.name as string, v.fallbackUrl ?? null));
+    },
+  );
+
+  app.get<{ Params: Params<'id'> }>('/api/projects/:id', { schema: { tags, summary: 'One project' } }, async (req) =>
+    projectView(await store.requireProject(caller(req).id, req.params.id)),
+  );
+
+  const update = async (req: { params: Params<'id'>; body: Json } & Parameters<typeof caller>[0]) =>
+    projectView(await store.updateProject(caller(req).id, req.params.id, validateProject(req.body, true)));
+  app.put<{ Params: Params<'id'>; Body: Json }>('/api/projects/:id', { schema: { tags, body: ProjectPatch } }, update);
+  app.patch<{ Params: Params<'id'>; Body: Json }>(
+    '/api/projects/:id',
+    { schema: { tags, summary: 'Rename, or set fallbackUrl', body: ProjectPatch } },
+    update,
+  );
+
+  app.delete<{ Params: Params<'id'> }>(
+    '/api/projects/:id',
+    { schema: { tags, summary: 'Delete a project with its endpoints, rules, storage and request log' } },
+    async (req, reply) => {
+      await store.deleteProject(caller(req).id, req.params.id);
+      reply.code(204).send();
+    },
+  );
+
+  // ---------------------------------------------------------------------------------------------
+  // endpoints
+
+  const etags = ['endpoints'];
+  type EP = Params<'projectId' | 'id'>;
+  app.get<{ Params: Params<'projectId'> }>(
+    '/api/projects/:projectId/endpoints',
+    { schema: { tags: etags, summary: 'Endpoints of a project, oldest first' } },
+    async (req) => store.listEndpoints(caller(req).id, req.params.projectId),
+  );
+
+  app.post<{ Params: Params<'projectId'>; Body: Json }>(
+    '/api/projects/:projectId/endpoints',
+    { schema: { tags: etags, summary: 'Create an endpoint', body: EndpointBody } },
+    async (req, reply) => {
+      const me = caller(req);
+      await store.requireProject(me.id, req.params.projectId);
+      const input = validateEndpoint(req.body);
+      if ((await store.countEndpoints(req.params.projectId)) >= config.maxEndpointsPerProject) {
+        throw new AppError('limit_exceeded', `At most ${config.maxEndpointsPerProject} endpoints per project`);
+      }
+      reply.code(201);
+      return store.createEndpoint(me.id, req.params.projectId, input);
+    },
+  );
+
+  app.get<{ Params: EP }>(
+    '/api/projects/:projectId/endpoints/:id',
+    { schema: { tags: etags, summary: 'One endpoint with its rules in evaluation order' } },
+    async (req) => {
+      const me = caller(req);
+      const e = await store.requireEndpoint(me.id, req.params.projectId, req.params.id);
+      const rules = await store.listRules(me.id, req.params.projectId, req.params.id);
+      return { ...e, rules: rules.map(ruleView) };
+    },
+  );
+
+  const updateEndpoint = async (req: { params: EP; body: Json } & Parameters<typeof caller>[0]): Promise<Endpoint> => {
+    const me = caller(req);
+    const current = await store.requireEndpoint(me.id, req.params.projectId, req.params.id);
+    return store.updateEndpoint(me.id, req.params.projectId, req.params.id, validateEndpoint(req.body, current));
+  };
+  app.put<{ Params: EP; Body: Json }>(
+    '/api/projects/:projectId/endpoints/:id',
+    { schema: { tags: etags, body: EndpointPatch } },
+    updateEndpoint,
+  );
+  app.patch<{ Params: EP; Body: Json }>(
+    '/api/projects/:projectId/endpoints/:id',
+    { schema: { tags: etags, summary: 'Update an endpoint (partial)', body: EndpointPatch } },
+    updateEndpoint,
+  );
+
+  app.delete<{ Params: EP }>(
+    '/api/projects/:projectId/endpoints/:id',
+    { schema: { tags: etags } },
+    async (req, reply) => {
+      await store.deleteEndpoint(caller(req).id, req.params.projectId, req.params.id);
+      reply.code(204).send();
+    },
+  );
+
+  // storage ------------------------------------------------------------------------------------
+
+  type SQ = { session?: string };
+  const sessionQuery = { type: 'object', properties: { session: { type: 'string', maxLength: 200 } } };
+  app.get<{ Params: EP; Querystring: SQ }>(
+    '/api/projects/:projectId/endpoints/:id/storage',
+    {
+      schema: {
+        tags: etags,
+        summary: 'Stored variables ({name: value}); ?session= for a mock session',
+        querystring: sessionQuery,
+      },
+    },
+    async (req) => store.getStorage(caller(req).id, req.params.projectId, req.params.id, req.query.session ?? ''),
+  );
+  app.delete<{ Params: EP; Querystring: SQ }>(
+    '/api/projects/:projectId/endpoints/:id/storage',
+    {
+      schema: { tags: etags, summary: 'Empty the storage (?session= for one session only)', querystring: sessionQuery },
+    },
+    async (req, reply) => {
+      await store.clearStorage(caller(req).id, req.params.projectId, req.params.id, req.query.session);
+      reply.code(204).send();
+    },
+  );
+  app.get<{ Params: EP }>(
+    '/api/projects/:projectId/endpoints/:id/sessions',
+    { schema: { tags: etags, summary: 'Mock sessions (X-Mockyard-Session) seen on this endpoint' } },
+    async (req) => store.listSessions(caller(req).id, req.params.projectId, req.params.id),
+  );
+}

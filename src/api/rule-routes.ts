@@ -1,0 +1,125 @@
+import type { FastifyInstance } from 'fastify';
+import { RULE_LIMITS, type Rule, type RuleRecord } from '../domain/model.js';
+import { RuleBody, RulePatch } from '../domain/schemas.js';
+import { validateRule } from '../domain/validate.js';
+import { compileSequence } from '../runtime/sequence.js';
+import { type ApiDeps, caller, type Params } from './context.js';
+
+type Json = Record<string, unknown>;
+
+/** The API form of a rule: the stored hit counter becomes `state: {step, served}`. */
+export function ruleView(r: RuleRecord): Rule {
+  const state = r.response
+    ? compileSequence(
+        r.response.steps.map((s) => s.count),
+        r.response.mode,
+      ).stateAt(r.hits)
+    : { step: 0, served: 0 };
+  return {
+    id: r.id,
+    endpointId: r.endpointId,
+    name: r.name,
+    priority: r.priority,
+    active: r.active,
+    conditions: r.conditions,
+    response: r.response,
+    actions: r.actions,
+    state,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+export function ruleRoutes(app: FastifyInstance, { store }: ApiDeps): void {
+  const tags = ['rules'];
+  const base = '/api/projects/:projectId/endpoints/:endpointId/rules';
+  type EP = Params<'projectId' | 'endpointId'>;
+  type RP = Params<'projectId' | 'endpointId' | 'ruleId'>;
+  type SQ = { session?: string };
+  const sessionQuery = { type: 'object', properties: { session: { type: 'string', maxLength: 200 } } };
+
+  app.get<{ Params: EP; Querystring: SQ }>(
+    base,
+    { schema: { tags, summary: 'Rules of an endpoint by priority, then creation', querystring: sessionQuery } },
+    async (req) =>
+      (await store.listRules(caller(req).id, req.params.projectId, req.params.endpointId, req.query.session ?? '')).map(
+        ruleView,
+      ),
+  );
+
+  app.post<{ Params: EP; Body: Json }>(
+    base,
+    { schema: { tags, summary: 'Create a rule (403 plan_limit_exceeded past the plan’s limit)', body: RuleBody } },
+    async (req, reply) => {
+      const me = caller(req);
+      await store.requireEndpoint(me.id, req.params.projectId, req.params.endpointId);
+      const input = validateRule(req.body);
+      const rule = await store.createRule(
+        me.id,
+        req.params.projectId,
+        req.params.endpointId,
+        input,
+        RULE_LIMITS[me.plan],
+      );
+      reply.code(201);
+      return ruleView(rule);
+    },
+  );
+
+  app.get<{ Params: RP; Querystring: SQ }>(
+    `${base}/:ruleId`,
+    { schema: { tags, summary: 'One rule', querystring: sessionQuery } },
+    async (req) =>
+      ruleView(
+        await store.requireRule(
+          caller(req).id,
+          req.params.projectId,
+          req.params.endpointId,
+          req.params.ruleId,
+          req.query.session ?? '',
+        ),
+      ),
+  );
+
+  const update = async (req: { params: RP; body: Json } & Parameters<typeof caller>[0]) => {
+    const me = caller(req);
+    const { projectId, endpointId, ruleId } = req.params;
+    const current = await store.requireRule(me.id, projectId, endpointId, ruleId);
+    const next = validateRule(req.body, current);
+    const responseChanged =
+      req.body.response !== undefined && JSON.stringify(next.response) !== JSON.stringify(current.response);
+    return ruleView(await store.updateRule(me.id, projectId, endpointId, ruleId, next, responseChanged));
+  };
+  app.put<{ Params: RP; Body: Json }>(`${base}/:ruleId`, { schema: { tags, body: RulePatch } }, update);
+  app.patch<{ Params: RP; Body: Json }>(
+    `${base}/:ruleId`,
+    { schema: { tags, summary: 'Update a rule (partial; {"active": false} toggles)', body: RulePatch } },
+    update,
+  );
+
+  app.delete<{ Params: RP }>(`${base}/:ruleId`, { schema: { tags } }, async (req, reply) => {
+    await store.deleteRule(caller(req).id, req.params.projectId, req.params.endpointId, req.params.ruleId);
+    reply.code(204).send();
+  });
+
+  app.post<{ Params: RP; Querystring: SQ }>(
+    `${base}/:ruleId/reset`,
+    {
+      schema: {
+        tags,
+        summary: 'Restart the sequence at step 0 (every session, or ?session= for one)',
+        querystring: sessionQuery,
+      },
+    },
+    async (req) =>
+      ruleView(
+        await store.resetRule(
+          caller(req).id,
+          req.params.projectId,
+          req.params.endpointId,
+          req.params.ruleId,
+          req.query.session,
+        ),
+      ),
+  );
+}

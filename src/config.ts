@@ -1,0 +1,64 @@
+/**
+ * Environment → typed, validated configuration. The one place that reads process.env
+ * (CONTRACT §0).
+ */
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  adminToken: string | null;
+  /** 'host:port' entries HTTP Request actions may reach although private */
+  allowTargets: string[];
+  sessionTtlHours: number;
+  logLevel: string;
+  /** Idle time after which a mock session (X-Mockyard-Session) is forgotten. */
+  sessionIdleHours: number;
+  /** Request-log entries kept per project. */
+  requestLogKeep: number;
+  maxProjectsPerUser: number;
+  maxEndpointsPerProject: number;
+  /** Login and register attempts per client address per minute (per email: a third of it). */
+  authRatePerMinute: number;
+  /** Where the built dashboard lives (served at /). */
+  webDir: string | null;
+}
+
+export class ConfigError extends Error {}
+
+function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = env.DATABASE_URL || 'sqlite:./data/mockyard.db';
+  if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be sqlite:<file>, sqlite::memory:, or a postgres:// URL');
+  }
+  const hours = Number(env.SESSION_TTL_HOURS ?? 720);
+  if (!Number.isFinite(hours) || hours <= 0) throw new ConfigError('SESSION_TTL_HOURS must be a positive number');
+  return {
+    port: int(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl,
+    adminToken: env.MOCKYARD_ADMIN_TOKEN ? env.MOCKYARD_ADMIN_TOKEN : null,
+    allowTargets: (env.MOCKYARD_ALLOW_TARGETS ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+    sessionTtlHours: hours,
+    logLevel: env.LOG_LEVEL || 'info',
+    sessionIdleHours: Number(env.MOCKYARD_SESSION_IDLE_HOURS ?? 24) || 24,
+    requestLogKeep: int(env, 'MOCKYARD_REQUEST_LOG_KEEP', 1000, 100, 100_000),
+    maxProjectsPerUser: int(env, 'MOCKYARD_MAX_PROJECTS', 2000, 1, 1_000_000),
+    maxEndpointsPerProject: int(env, 'MOCKYARD_MAX_ENDPOINTS', 20_000, 1, 1_000_000),
+    authRatePerMinute: int(env, 'MOCKYARD_AUTH_RATE_LIMIT', 30, 1, 1_000_000),
+    webDir: env.MOCKYARD_WEB_DIR ?? null,
+  };
+}

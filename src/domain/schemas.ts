@@ -1,0 +1,233 @@
+/**
+ * JSON schemas (TypeBox) of every request and response body. Fastify validates bodies against
+ * them (no coercion, no removal of unknown fields: unknown fields are a 400) and @fastify/swagger
+ * turns them into the OpenAPI document. Rules that JSON Schema cannot say (trimmed lengths, regex
+ * validity, keys a target needs) live in validate.ts.
+ */
+import { type TSchema, Type } from '@sinclair/typebox';
+import { ACTION_TYPES, CONDITION_TARGETS, FAULTS, METHODS, OPERATORS, PLANS, SEQUENCE_MODES } from './model.js';
+
+/** Resource limits on rule contents (docs/limits.md). */
+export const LIMITS = {
+  conditionsPerRule: 50,
+  stepsPerRule: 100,
+  actionsPerRule: 20,
+  headersPerStep: 50,
+  nameLength: 100,
+  keyLength: 256,
+  valueLength: 64 * 1024,
+  bodyLength: 512 * 1024,
+  urlLength: 8 * 1024,
+  maxDelayMs: 60_000,
+  maxCount: 1_000_000,
+  maxPriority: 1_000_000_000,
+  contentTypeLength: 255,
+  pathLength: 2048,
+} as const;
+
+const strEnum = <T extends readonly string[]>(values: T, description?: string) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+
+/** Fields a client may send back from a read; accepted and ignored on writes. */
+const readOnly = (names: string[]): Record<string, TSchema> =>
+  Object.fromEntries(
+    names.map((n) => [n, Type.Optional(Type.Unknown({ description: 'read-only: ignored on writes' }))]),
+  );
+
+const IsoTime = Type.String({ format: 'date-time' });
+
+export const ErrorSchema = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String(),
+      message: Type.String(),
+      details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    }),
+  },
+  { $id: 'Error' },
+);
+
+// ------------------------------------------------------------------------------------------------
+// auth
+
+export const Credentials = Type.Object(
+  {
+    email: Type.String({ minLength: 3, maxLength: 254 }),
+    password: Type.String({ minLength: 8, maxLength: 1024 }),
+  },
+  { additionalProperties: false },
+);
+export const LoginBody = Type.Object(
+  { email: Type.String({ maxLength: 254 }), password: Type.String({ maxLength: 1024 }) },
+  { additionalProperties: false },
+);
+export const PasswordChange = Type.Object(
+  { oldPassword: Type.String({ maxLength: 1024 }), newPassword: Type.String({ minLength: 8, maxLength: 1024 }) },
+  { additionalProperties: false },
+);
+export const UserSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  plan: strEnum(PLANS),
+  createdAt: IsoTime,
+});
+export const AuthAnswer = Type.Object({ token: Type.String(), user: UserSchema });
+export const PlanBody = Type.Object({ plan: strEnum(PLANS) }, { additionalProperties: false });
+
+// ------------------------------------------------------------------------------------------------
+// projects
+
+export const ProjectBody = Type.Object(
+  {
+    name: Type.String({ description: '1–100 characters after trimming' }),
+    fallbackUrl: Type.Optional(
+      Type.Union([Type.String({ maxLength: LIMITS.urlLength }), Type.Null()], {
+        description: 'mock requests that match no endpoint are forwarded here (http or https)',
+      }),
+    ),
+    ...readOnly(['id', 'createdAt', 'updatedAt', 'mockUrl']),
+  },
+  { additionalProperties: false },
+);
+export const ProjectPatch = Type.Partial(ProjectBody, { additionalProperties: false });
+export const ProjectSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  fallbackUrl: Type.Union([Type.String(), Type.Null()]),
+  mockUrl: Type.String({ description: 'path prefix of the project’s mock URLs' }),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+});
+
+// ------------------------------------------------------------------------------------------------
+// endpoints
+
+const methodSchema = Type.String({ description: `one of ${METHODS.join(' ')}, any letter case`, maxLength: 16 });
+const endpointFields = {
+  method: methodSchema,
+  path: Type.String({ maxLength: LIMITS.pathLength, description: 'starts with /; :name segments and a final *' }),
+  statusCode: Type.Integer({ minimum: 100, maximum: 599 }),
+  responseBody: Type.String({ maxLength: LIMITS.bodyLength, description: 'a template' }),
+  contentType: Type.String({ minLength: 1, maxLength: LIMITS.contentTypeLength }),
+};
+export const EndpointBody = Type.Object(
+  {
+    method: endpointFields.method,
+    path: endpointFields.path,
+    statusCode: Type.Optional(endpointFields.statusCode),
+    responseBody: Type.Optional(endpointFields.responseBody),
+    contentType: Type.Optional(endpointFields.contentType),
+    ...readOnly(['id', 'projectId', 'createdAt', 'updatedAt', 'rules']),
+  },
+  { additionalProperties: false },
+);
+export const EndpointPatch = Type.Object(
+  {
+    method: Type.Optional(endpointFields.method),
+    path: Type.Optional(endpointFields.path),
+    statusCode: Type.Optional(endpointFields.statusCode),
+    responseBody: Type.Optional(endpointFields.responseBody),
+    contentType: Type.Optional(endpointFields.contentType),
+    ...readOnly(['id', 'projectId', 'createdAt', 'updatedAt', 'rules']),
+  },
+  { additionalProperties: false },
+);
+
+// ------------------------------------------------------------------------------------------------
+// rules
+
+export const ConditionSchema = Type.Object(
+  {
+    target: strEnum(CONDITION_TARGETS),
+    key: Type.Optional(Type.String({ maxLength: LIMITS.keyLength })),
+    operator: strEnum(OPERATORS),
+    value: Type.Optional(
+      Type.Union([Type.String({ maxLength: LIMITS.valueLength }), Type.Number()], {
+        description: 'a number is taken as its decimal text',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const headerMap = Type.Record(
+  Type.String({ maxLength: LIMITS.keyLength }),
+  Type.String({ maxLength: LIMITS.valueLength }),
+  {
+    maxProperties: LIMITS.headersPerStep,
+  },
+);
+
+export const StepSchema = Type.Object(
+  {
+    statusCode: Type.Integer({ minimum: 100, maximum: 599 }),
+    body: Type.Optional(Type.String({ maxLength: LIMITS.bodyLength })),
+    headers: Type.Optional(headerMap),
+    delayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs })),
+    delayMaxMs: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs })),
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.maxCount })),
+    fault: Type.Optional(strEnum(FAULTS, 'fail the connection this way instead of answering')),
+  },
+  { additionalProperties: false },
+);
+
+export const ResponseSchema = Type.Object(
+  {
+    mode: Type.Optional(strEnum(SEQUENCE_MODES)),
+    steps: Type.Array(StepSchema, { minItems: 1, maxItems: LIMITS.stepsPerRule }),
+  },
+  { additionalProperties: false },
+);
+
+const onError = Type.Optional(strEnum(['continue', 'stop'] as const));
+const varName = Type.String({ minLength: 1, maxLength: LIMITS.nameLength });
+export const ActionSchema = Type.Object(
+  {
+    type: strEnum(ACTION_TYPES),
+    onError,
+    name: Type.Optional(varName),
+    value: Type.Optional(Type.String({ maxLength: LIMITS.valueLength })),
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.urlLength })),
+    method: Type.Optional(Type.String({ maxLength: 16 })),
+    headers: Type.Optional(headerMap),
+    body: Type.Optional(Type.String({ maxLength: LIMITS.bodyLength })),
+    applyResponse: Type.Optional(Type.Boolean()),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+    saveAs: Type.Optional(varName),
+  },
+  { additionalProperties: false },
+);
+
+const ruleFields = {
+  name: Type.String({ description: '1–100 characters' }),
+  priority: Type.Integer({ minimum: -LIMITS.maxPriority, maximum: LIMITS.maxPriority }),
+  active: Type.Boolean(),
+  conditions: Type.Array(ConditionSchema, { maxItems: LIMITS.conditionsPerRule }),
+  response: Type.Union([ResponseSchema, Type.Null()]),
+  actions: Type.Array(ActionSchema, { maxItems: LIMITS.actionsPerRule }),
+};
+const ruleReadOnly = readOnly(['id', 'endpointId', 'state', 'createdAt', 'updatedAt']);
+export const RuleBody = Type.Object(
+  {
+    name: ruleFields.name,
+    priority: Type.Optional(ruleFields.priority),
+    active: Type.Optional(ruleFields.active),
+    conditions: Type.Optional(ruleFields.conditions),
+    response: Type.Optional(ruleFields.response),
+    actions: Type.Optional(ruleFields.actions),
+    ...ruleReadOnly,
+  },
+  { additionalProperties: false },
+);
+export const RulePatch = Type.Object(
+  {
+    name: Type.Optional(ruleFields.name),
+    priority: Type.Optional(ruleFields.priority),
+    active: Type.Optional(ruleFields.active),
+    conditions: Type.Optional(ruleFields.conditions),
+    response: Type.Optional(ruleFields.response),
+    actions: Type.Optional(ruleFields.actions),
+    ...ruleReadOnly,
+  },
+  { additionalProperties: false },
+);

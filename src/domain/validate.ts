@@ -1,0 +1,236 @@
+/**
+ * Validation beyond JSON Schema, and normalisation of request bodies into domain records with
+ * their defaults. Every problem becomes one `details[]` item of a 400 validation_failed.
+ */
+import { type ErrorDetail, validationError } from '../errors.js';
+import { validateCondition } from '../runtime/conditions.js';
+import { routeKey, validatePattern } from '../runtime/router.js';
+import {
+  type Action,
+  type Condition,
+  type Endpoint,
+  type HttpMethod,
+  KEYED_TARGETS,
+  METHODS,
+  type OnError,
+  type RuleResponse,
+  type SequenceMode,
+  type Step,
+  VALUED_OPERATORS,
+} from './model.js';
+
+type Json = Record<string, unknown>;
+
+class Problems {
+  readonly list: ErrorDetail[] = [];
+  add(path: string, message: string): void {
+    this.list.push({ path, message });
+  }
+  throwIfAny(): void {
+    if (this.list.length > 0) throw validationError(this.list);
+  }
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HAS_CRLF = /[\r\n\0]/;
+const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export function projectName(raw: unknown, p = new Problems()): string {
+  const name = typeof raw === 'string' ? raw.trim() : '';
+  if (typeof raw !== 'string') p.add('/name', 'name is required and must be a string');
+  else if (name.length < 1 || name.length > 100) p.add('/name', 'name must be 1–100 characters after trimming');
+  return name;
+}
+
+export function fallbackUrl(raw: unknown, p: Problems): string | null {
+  if (raw === null || raw === undefined || raw === '') return null;
+  if (typeof raw !== 'string') {
+    p.add('/fallbackUrl', 'fallbackUrl must be a string or null');
+    return null;
+  }
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    p.add('/fallbackUrl', 'fallbackUrl must be an absolute http(s) URL');
+    return null;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') p.add('/fallbackUrl', 'fallbackUrl must use http or https');
+  return raw;
+}
+
+export function validateProject(body: Json, partial: boolean): { name?: string; fallbackUrl?: string | null } {
+  const p = new Problems();
+  const out: { name?: string; fallbackUrl?: string | null } = {};
+  if (!partial || body.name !== undefined) out.name = projectName(body.name, p);
+  if (body.fallbackUrl !== undefined) out.fallbackUrl = fallbackUrl(body.fallbackUrl, p);
+  p.throwIfAny();
+  return out;
+}
+
+export interface EndpointInput {
+  method: HttpMethod;
+  path: string;
+  routeKey: string;
+  statusCode: number;
+  responseBody: string;
+  contentType: string;
+}
+
+/** Full endpoint fields from a create body, or from `current` patched by an update body. */
+export function validateEndpoint(body: Json, current?: Endpoint): EndpointInput {
+  const p = new Problems();
+  const method = body.method !== undefined ? String(body.method).toUpperCase() : current?.method;
+  if (method === undefined) p.add('/method', 'method is required');
+  else if (!(METHODS as readonly string[]).includes(method))
+    p.add('/method', `method must be one of ${METHODS.join(', ')}`);
+  const path = body.path !== undefined ? String(body.path) : current?.path;
+  if (path === undefined) p.add('/path', 'path is required');
+  else {
+    const why = validatePattern(path);
+    if (why) p.add('/path', why);
+  }
+  p.throwIfAny();
+  return {
+    method: method as HttpMethod,
+    path: path as string,
+    routeKey: routeKey(path as string),
+    statusCode: (body.statusCode as number | undefined) ?? current?.statusCode ?? 200,
+    responseBody: (body.responseBody as string | undefined) ?? current?.responseBody ?? '',
+    contentType: (body.contentType as string | undefined) ?? current?.contentType ?? 'application/json',
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// rules
+
+function checkHeaders(headers: Record<string, string>, at: string, p: Problems): void {
+  for (const [k, v] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(k)) p.add(`${at}/${k}`, 'header names must be HTTP tokens (no spaces, CR or LF)');
+    if (HAS_CRLF.test(v)) p.add(`${at}/${k}`, 'header values must not contain CR, LF or NUL');
+  }
+}
+
+function condition(raw: Json, at: string, p: Problems): Condition {
+  const c: Condition = { target: raw.target as Condition['target'], operator: raw.operator as Condition['operator'] };
+  if (typeof raw.key === 'string') c.key = raw.key;
+  if (raw.value !== undefined) c.value = typeof raw.value === 'number' ? String(raw.value) : (raw.value as string);
+  if (KEYED_TARGETS.includes(c.target) && !c.key) p.add(`${at}/key`, `target ${c.target} needs a key`);
+  if (!KEYED_TARGETS.includes(c.target) && c.key !== undefined) delete c.key;
+  if (c.target === 'random') {
+    const n = Number(c.value);
+    if (c.operator !== 'less_than') p.add(`${at}/operator`, 'target random takes the operator less_than');
+    else if (c.value === undefined || c.value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100) {
+      p.add(`${at}/value`, 'target random needs a value from 0 to 100 (a percentage)');
+    }
+    return c;
+  }
+  if (VALUED_OPERATORS.includes(c.operator)) {
+    if (c.value === undefined) p.add(`${at}/value`, `operator ${c.operator} needs a value`);
+    else if (c.operator === 'less_than' && (c.value.trim() === '' || !Number.isFinite(Number(c.value)))) {
+      p.add(`${at}/value`, 'less_than needs a numeric value');
+    } else {
+      const why = validateCondition(c);
+      if (why) p.add(`${at}/value`, why);
+    }
+  } else {
+    delete c.value;
+  }
+  return c;
+}
+
+function step(raw: Json): Step {
+  const s: Step = {
+    statusCode: raw.statusCode as number,
+    body: (raw.body as string | undefined) ?? '',
+    headers: (raw.headers as Record<string, string> | undefined) ?? {},
+    delayMs: (raw.delayMs as number | undefined) ?? 0,
+    delayMaxMs: (raw.delayMaxMs as number | undefined) ?? 0,
+    count: (raw.count as number | undefined) ?? 1,
+  };
+  if (raw.fault !== undefined) s.fault = raw.fault as Step['fault'];
+  return s;
+}
+
+function response(raw: Json | null, p: Problems): RuleResponse | null {
+  if (raw === null) return null;
+  const steps = (raw.steps as Json[]).map((s, i) => {
+    const st = step(s);
+    checkHeaders(st.headers, `/response/steps/${i}/headers`, p);
+    return st;
+  });
+  return { mode: ((raw.mode as SequenceMode | undefined) ?? 'loop') as SequenceMode, steps };
+}
+
+const FIELDS_BY_TYPE: Record<Action['type'], string[]> = {
+  set_variable: ['type', 'onError', 'name', 'value'],
+  store_variable: ['type', 'onError', 'name', 'value'],
+  http_request: ['type', 'onError', 'url', 'method', 'headers', 'body', 'applyResponse', 'timeoutMs', 'saveAs'],
+};
+
+function action(raw: Json, at: string, p: Problems): Action {
+  const type = raw.type as Action['type'];
+  const onError = ((raw.onError as OnError | undefined) ?? 'continue') as OnError;
+  for (const k of Object.keys(raw)) {
+    if (!FIELDS_BY_TYPE[type].includes(k)) p.add(`${at}/${k}`, `${k} is not a field of a ${type} action`);
+  }
+  if (type === 'http_request') {
+    if (typeof raw.url !== 'string') p.add(`${at}/url`, 'http_request needs a url');
+    const method = ((raw.method as string | undefined) ?? 'GET').toUpperCase();
+    if (!HTTP_TOKEN.test(method)) p.add(`${at}/method`, 'method must be an HTTP method name');
+    const headers = (raw.headers as Record<string, string> | undefined) ?? {};
+    checkHeaders(headers, `${at}/headers`, p);
+    const a: Action = {
+      type,
+      url: (raw.url as string) ?? '',
+      method,
+      headers,
+      body: (raw.body as string | undefined) ?? '',
+      applyResponse: (raw.applyResponse as boolean | undefined) ?? false,
+      timeoutMs: (raw.timeoutMs as number | undefined) ?? 5000,
+      onError,
+    };
+    if (raw.saveAs !== undefined) a.saveAs = raw.saveAs as string;
+    return a;
+  }
+  if (typeof raw.name !== 'string') p.add(`${at}/name`, `${type} needs a name`);
+  return { type, name: (raw.name as string) ?? '', value: (raw.value as string | undefined) ?? '', onError };
+}
+
+export interface RuleInput {
+  name: string;
+  priority: number;
+  active: boolean;
+  conditions: Condition[];
+  response: RuleResponse | null;
+  actions: Action[];
+}
+
+/** Full rule fields from a create body, or from `current` patched by an update body. */
+export function validateRule(body: Json, current?: RuleInput): RuleInput {
+  const p = new Problems();
+  let name = current?.name ?? '';
+  if (body.name !== undefined || !current) {
+    if (typeof body.name !== 'string') p.add('/name', 'name is required and must be a string');
+    else if (body.name.trim().length < 1 || body.name.length > 100) p.add('/name', 'name must be 1–100 characters');
+    else name = body.name;
+  }
+  const conditions =
+    body.conditions !== undefined
+      ? (body.conditions as Json[]).map((c, i) => condition(c, `/conditions/${i}`, p))
+      : (current?.conditions ?? []);
+  const resp = body.response !== undefined ? response(body.response as Json | null, p) : (current?.response ?? null);
+  const actions =
+    body.actions !== undefined
+      ? (body.actions as Json[]).map((a, i) => action(a, `/actions/${i}`, p))
+      : (current?.actions ?? []);
+  p.throwIfAny();
+  return {
+    name,
+    priority: (body.priority as number | undefined) ?? current?.priority ?? 0,
+    active: (body.active as boolean | undefined) ?? current?.active ?? true,
+    conditions,
+    response: resp,
+    actions,
+  };
+}

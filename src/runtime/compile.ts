@@ -1,0 +1,147 @@
+/**
+ * Records → an immutable compiled project: a route table, compiled conditions, templates and
+ * sequences. Built once per configuration version; the hot path only runs what is built here.
+ */
+import type { Endpoint, RuleRecord, Step } from '../domain/model.js';
+import type { ProjectConfig } from '../store/store.js';
+import { type CompiledCondition, compileCondition } from './conditions.js';
+import { Router } from './router.js';
+import { compileSequence, type Sequence } from './sequence.js';
+import { compileTemplate, referencesStorage, type Template } from './template.js';
+
+export interface CompiledStep {
+  readonly statusCode: number;
+  readonly body: Template;
+  /** header name (as written) → value template; content-type excluded */
+  readonly headers: readonly (readonly [string, Template])[];
+  /** the step's own content-type header, if any */
+  readonly contentType: Template | null;
+  readonly delayMs: number;
+  readonly delayMaxMs: number;
+  readonly fault: Step['fault'] | null;
+}
+
+export type CompiledAction =
+  | { readonly type: 'set_variable'; readonly name: string; readonly value: Template; readonly stop: boolean }
+  | { readonly type: 'store_variable'; readonly name: string; readonly value: Template; readonly stop: boolean }
+  | {
+      readonly type: 'http_request';
+      readonly url: Template;
+      readonly method: string;
+      readonly headers: readonly (readonly [string, Template])[];
+      readonly body: Template;
+      readonly applyResponse: boolean;
+      readonly timeoutMs: number;
+      readonly saveAs: string | null;
+      readonly stop: boolean;
+    };
+
+export interface CompiledRule {
+  readonly id: string;
+  readonly name: string;
+  readonly conditions: readonly CompiledCondition[];
+  readonly actions: readonly CompiledAction[];
+  readonly steps: readonly CompiledStep[] | null;
+  readonly sequence: Sequence | null;
+}
+
+export interface CompiledEndpoint {
+  readonly endpoint: Endpoint;
+  /** active rules in evaluation order */
+  readonly rules: readonly CompiledRule[];
+  readonly defaultBody: Template;
+  /** the default body's bytes when it is not templated */
+  readonly defaultBytes: Buffer | null;
+  /** some template reads {{endpoint.*}}: load the storage before evaluating */
+  readonly readsStorage: boolean;
+}
+
+export interface CompiledProject {
+  readonly id: string;
+  readonly ownerId?: string;
+  readonly version: number;
+  readonly fallbackUrl: string | null;
+  readonly router: Router<CompiledEndpoint>;
+}
+
+function compileStep(s: Step, sources: string[]): CompiledStep {
+  const headers: [string, Template][] = [];
+  let contentType: Template | null = null;
+  for (const [k, v] of Object.entries(s.headers)) {
+    sources.push(v);
+    if (k.toLowerCase() === 'content-type') contentType = compileTemplate(v);
+    else headers.push([k, compileTemplate(v)]);
+  }
+  sources.push(s.body);
+  return {
+    statusCode: s.statusCode,
+    body: compileTemplate(s.body),
+    headers,
+    contentType,
+    delayMs: s.delayMs,
+    delayMaxMs: Math.max(s.delayMs, s.delayMaxMs),
+    fault: s.fault ?? null,
+  };
+}
+
+function compileRule(r: RuleRecord, sources: string[]): CompiledRule {
+  const actions: CompiledAction[] = r.actions.map((a) => {
+    const stop = a.onError === 'stop';
+    if (a.type === 'http_request') {
+      sources.push(a.url, a.body, ...Object.values(a.headers));
+      return {
+        type: a.type,
+        url: compileTemplate(a.url),
+        method: a.method,
+        headers: Object.entries(a.headers).map(([k, v]) => [k, compileTemplate(v)] as const),
+        body: compileTemplate(a.body),
+        applyResponse: a.applyResponse,
+        timeoutMs: a.timeoutMs,
+        saveAs: a.saveAs ?? null,
+        stop,
+      };
+    }
+    sources.push(a.value);
+    return a.type === 'set_variable'
+      ? { type: a.type, name: a.name, value: compileTemplate(a.value), stop }
+      : { type: a.type, name: a.name, value: compileTemplate(a.value), stop };
+  });
+  const steps = r.response ? r.response.steps.map((s) => compileStep(s, sources)) : null;
+  return {
+    id: r.id,
+    name: r.name,
+    conditions: r.conditions.map(compileCondition),
+    actions,
+    steps,
+    sequence: r.response
+      ? compileSequence(
+          r.response.steps.map((s) => s.count),
+          r.response.mode,
+        )
+      : null,
+  };
+}
+
+export function compileProject(cfg: ProjectConfig): CompiledProject {
+  const byEndpoint = new Map<string, RuleRecord[]>();
+  for (const r of cfg.rules) {
+    if (!r.active) continue;
+    const list = byEndpoint.get(r.endpointId);
+    if (list) list.push(r);
+    else byEndpoint.set(r.endpointId, [r]);
+  }
+  const router = new Router<CompiledEndpoint>();
+  for (const e of cfg.endpoints) {
+    const sources: string[] = [e.responseBody];
+    const rules = (byEndpoint.get(e.id) ?? []).map((r) => compileRule(r, sources));
+    const defaultBody = compileTemplate(e.responseBody);
+    router.add(e.method, e.path, {
+      endpoint: e,
+      rules,
+      defaultBody,
+      defaultBytes: defaultBody.constant !== undefined ? Buffer.from(defaultBody.constant) : null,
+      readsStorage: sources.some(referencesStorage),
+    });
+  }
+  return { id: cfg.project.id, version: cfg.version, fallbackUrl: cfg.project.fallbackUrl, router };
+}

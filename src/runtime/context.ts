@@ -1,0 +1,100 @@
+/**
+ * The per-request evaluation context: the request as conditions and templates read it, with
+ * lazily parsed query and JSON body, and injectable randomness (X-Mockyard-Seed makes it
+ * deterministic).
+ */
+import { randomUUID } from 'node:crypto';
+import type { EvalContext, RequestView, VarValue } from './types.js';
+
+const EMPTY: Record<string, string> = Object.freeze(Object.create(null));
+
+export class MockRequestView implements RequestView {
+  readonly method: string;
+  readonly path: string;
+  readonly rawQuery: string;
+  readonly headers: Record<string, string>;
+  body = '';
+  params: Record<string, string> = EMPTY;
+  private parsedQuery: Record<string, string> | null = null;
+
+  constructor(method: string, path: string, rawQuery: string, headers: Record<string, string>) {
+    this.method = method;
+    this.path = path;
+    this.rawQuery = rawQuery;
+    this.headers = headers;
+  }
+
+  get query(): Record<string, string> {
+    if (this.parsedQuery === null) {
+      const q: Record<string, string> = Object.create(null);
+      if (this.rawQuery) {
+        for (const [k, v] of new URLSearchParams(this.rawQuery)) if (!(k in q)) q[k] = v;
+      }
+      this.parsedQuery = q;
+    }
+    return this.parsedQuery;
+  }
+}
+
+/** mulberry32: a small seeded PRNG, good enough for reproducible mocks (not for secrets). */
+export function seededRng(seed: string): () => number {
+  let h = 1779033703 ^ seed.length;
+  for (let i = 0; i < seed.length; i++) {
+    h = Math.imul(h ^ seed.charCodeAt(i), 3432918353);
+    h = (h << 13) | (h >>> 19);
+  }
+  let a = h >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function uuidFrom(rng: () => number): string {
+  const b = new Array<number>(16);
+  for (let i = 0; i < 16; i++) b[i] = Math.floor(rng() * 256);
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = b.map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+export class MockContext implements EvalContext {
+  readonly req: MockRequestView;
+  readonly vars = new Map<string, VarValue>();
+  storage: Map<string, string> = new Map();
+  readonly rng: () => number;
+  private readonly seeded: boolean;
+  private jsonCache: { ok: true; value: unknown } | { ok: false } | null = null;
+
+  constructor(req: MockRequestView, seed: string | null, rng: () => number = Math.random) {
+    this.req = req;
+    this.seeded = seed !== null;
+    this.rng = seed !== null ? seededRng(seed) : rng;
+  }
+
+  now(): number {
+    return Date.now();
+  }
+
+  uuid(): string {
+    return this.seeded ? uuidFrom(this.rng) : randomUUID();
+  }
+
+  json(): { ok: true; value: unknown } | { ok: false } {
+    if (this.jsonCache === null) {
+      const body = this.req.body;
+      if (body.length === 0) this.jsonCache = { ok: false };
+      else {
+        try {
+          this.jsonCache = { ok: true, value: JSON.parse(body) };
+        } catch {
+          this.jsonCache = { ok: false };
+        }
+      }
+    }
+    return this.jsonCache;
+  }
+}

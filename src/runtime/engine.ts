@@ -1,0 +1,180 @@
+/**
+ * Request → outcome, with the store, the egress client and the clock injected. Walks the
+ * endpoint's active rules in priority order (SPEC §1): conditions, then actions, then the first
+ * response wins; else the endpoint's default. Keeps one compiled snapshot per project, swapped
+ * whole when a change arrives, so a request sees one consistent version from start to end.
+ */
+import type { Logger } from 'pino';
+import type { ActionOutcome, RuleTrace } from '../domain/model.js';
+import type { Store } from '../store/store.js';
+import type { CompiledEndpoint, CompiledProject, CompiledStep } from './compile.js';
+import { compileProject } from './compile.js';
+import { evaluateConditions } from './conditions.js';
+import type { MockContext } from './context.js';
+import { type Egress, EgressError, HOP_HEADER } from './egress.js';
+
+/** Action pipeline budget of one request (CONTRACT §5). */
+export const ACTION_BUDGET_MS = 10_000;
+/** A webhook that reaches this service again more than this many times is refused. */
+export const MAX_HOPS = 3;
+
+export type Outcome =
+  | { kind: 'step'; ruleId: string; step: CompiledStep }
+  | { kind: 'default' }
+  | { kind: 'applied'; ruleId: string; status: number; body: string; contentType: string };
+
+export interface Evaluation {
+  outcome: Outcome;
+  actions: ActionOutcome[];
+  rules: RuleTrace[];
+}
+
+export interface EngineDeps {
+  store: Store;
+  egress: Egress;
+  log: Logger;
+}
+
+type CacheEntry = CompiledProject | { missingUntil: number };
+const isMissing = (e: CacheEntry): e is { missingUntil: number } => 'missingUntil' in e;
+
+export class Engine {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly loading = new Map<string, Promise<CompiledProject | null>>();
+  private readonly generation = new Map<string, number>();
+
+  constructor(private readonly deps: EngineDeps) {
+    deps.store.on('change', (projectId: string) => this.invalidate(projectId));
+  }
+
+  /** Drops a project's snapshot; the next request compiles the current configuration. */
+  invalidate(projectId: string): void {
+    this.generation.set(projectId, (this.generation.get(projectId) ?? 0) + 1);
+    this.cache.delete(projectId);
+    this.loading.delete(projectId);
+  }
+
+  /** Ids and versions of the cached snapshots (for the cross-process safety net). */
+  cachedVersions(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [id, e] of this.cache) if (!isMissing(e)) out.set(id, e.version);
+    return out;
+  }
+
+  /** The compiled project, from the cache when possible (synchronous then). */
+  project(projectId: string): CompiledProject | null | Promise<CompiledProject | null> {
+    const hit = this.cache.get(projectId);
+    if (hit !== undefined) {
+      if (!isMissing(hit)) return hit;
+      if (hit.missingUntil > Date.now()) return null;
+    }
+    let p = this.loading.get(projectId);
+    if (!p) {
+      const gen = this.generation.get(projectId) ?? 0;
+      p = this.deps.store.loadProjectConfig(projectId).then(
+        (cfg) => {
+          const compiled = cfg ? compileProject(cfg) : null;
+          if ((this.generation.get(projectId) ?? 0) === gen) {
+            this.cache.set(projectId, compiled ?? { missingUntil: Date.now() + 1000 });
+            this.loading.delete(projectId);
+          }
+          return compiled;
+        },
+        (err) => {
+          if (this.loading.get(projectId) === p) this.loading.delete(projectId);
+          throw err;
+        },
+      );
+      this.loading.set(projectId, p);
+    }
+    return p;
+  }
+
+  async evaluate(ep: CompiledEndpoint, ctx: MockContext, session: string, hops: number): Promise<Evaluation> {
+    const { store } = this.deps;
+    const eid = ep.endpoint.id;
+    const actions: ActionOutcome[] = [];
+    const traces: RuleTrace[] = [];
+    if (ep.readsStorage) ctx.storage = await store.hotStorage(eid, session);
+    let deadline = 0;
+    let stopped = false;
+
+    for (const rule of ep.rules) {
+      const failed = evaluateConditions(rule.conditions, ctx);
+      if (failed >= 0) {
+        traces.push({ ruleId: rule.id, name: rule.name, matched: false, failedCondition: failed });
+        continue;
+      }
+      traces.push({ ruleId: rule.id, name: rule.name, matched: true });
+      for (const a of rule.actions) {
+        if (stopped) {
+          actions.push({ type: a.type, ok: false, error: 'skipped: an earlier action failed with onError stop' });
+          continue;
+        }
+        if (deadline === 0) deadline = Date.now() + ACTION_BUDGET_MS;
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          actions.push({ type: a.type, ok: false, error: 'skipped: the 10 s action budget is spent' });
+          continue;
+        }
+        try {
+          if (a.type === 'set_variable') {
+            ctx.vars.set(a.name, a.value(ctx));
+            actions.push({ type: a.type, ok: true });
+          } else if (a.type === 'store_variable') {
+            // render and write under the endpoint's storage lock, so concurrent appends lose nothing
+            ctx.storage = await store.hotUpdateStorage(eid, session, (current) => {
+              ctx.storage = current;
+              return [[a.name, a.value(ctx)]];
+            });
+            actions.push({ type: a.type, ok: true });
+          } else {
+            if (hops >= MAX_HOPS)
+              throw new EgressError('blocked', `blocked: more than ${MAX_HOPS} hops through this service`);
+            const headers: Record<string, string> = {};
+            for (const [k, v] of a.headers) headers[k] = v(ctx);
+            headers[HOP_HEADER] = String(hops + 1);
+            const res = await this.deps.egress.request({
+              url: a.url(ctx),
+              method: a.method,
+              headers,
+              body: a.method === 'GET' || a.method === 'HEAD' ? undefined : a.body(ctx),
+              timeoutMs: Math.min(a.timeoutMs, left),
+            });
+            if (a.saveAs) ctx.vars.set(a.saveAs, { status: res.status, headers: res.headers, body: res.body });
+            actions.push({ type: a.type, ok: true });
+            if (a.applyResponse) {
+              return {
+                outcome: {
+                  kind: 'applied',
+                  ruleId: rule.id,
+                  status: res.status,
+                  body: res.body,
+                  contentType: res.contentType,
+                },
+                actions,
+                rules: traces,
+              };
+            }
+          }
+        } catch (err) {
+          const timeout = err instanceof EgressError && err.kind === 'timeout';
+          const message = err instanceof EgressError ? err.message : 'failed: internal error';
+          if (!(err instanceof EgressError)) this.deps.log.warn({ err }, 'action failed');
+          actions.push({ type: a.type, ok: false, error: message });
+          // a timeout never stops the pipeline (CONTRACT §5)
+          if (a.stop && !timeout) stopped = true;
+        }
+      }
+      if (rule.steps && rule.sequence) {
+        const hits = await store.hotHit(rule.id, session);
+        return {
+          outcome: { kind: 'step', ruleId: rule.id, step: rule.steps[rule.sequence.stepFor(hits - 1)] },
+          actions,
+          rules: traces,
+        };
+      }
+    }
+    return { outcome: { kind: 'default' }, actions, rules: traces };
+  }
+}

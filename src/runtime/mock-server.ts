@@ -1,0 +1,374 @@
+/**
+ * The mock hot path: `/m/:projectId<path>` straight from node:http, no framework routing.
+ * Reads the body (1 MiB cap), finds the endpoint through the project's compiled router, lets the
+ * engine evaluate the rules, writes the answer (with delay or fault), and records a log entry.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { RequestLogEntry } from '../domain/model.js';
+import { AppError, errorBody } from '../errors.js';
+import { newId } from '../store/ids.js';
+import type { CompiledEndpoint, CompiledStep } from './compile.js';
+import { MockContext, MockRequestView } from './context.js';
+import { type Egress, EgressError, HOP_HEADER } from './egress.js';
+import type { Engine, Evaluation } from './engine.js';
+import type { RequestLog } from './request-log.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const LOGGED_BODY_BYTES = 64 * 1024;
+const SESSION_HEADER = 'x-mockyard-session';
+const SEED_HEADER = 'x-mockyard-seed';
+const REDACTED = new Set(['authorization', 'proxy-authorization', 'cookie']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'host',
+  'content-length',
+]);
+
+const CORS = 'access-control-allow-origin';
+const jsonError = (code: ConstructorParameters<typeof AppError>[0], message?: string) =>
+  JSON.stringify(errorBody(new AppError(code, message)));
+
+export interface MockServerDeps {
+  engine: Engine;
+  egress: Egress;
+  requestLog: RequestLog;
+  log: Logger;
+  /** jitter source (tests may inject) */
+  rng?: () => number;
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage): Promise<string> | string {
+  const len = req.headers['content-length'];
+  if (len === undefined && req.headers['transfer-encoding'] === undefined) return '';
+  if (len !== undefined && Number(len) > MAX_BODY_BYTES) return Promise.reject(new BodyTooLarge());
+  if (len === '0') return '';
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new BodyTooLarge());
+        req.removeAllListeners('data');
+        req.resume();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () =>
+      resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')),
+    );
+    req.on('error', reject);
+  });
+}
+
+function sendError(res: ServerResponse, status: number, body: string, close = false): void {
+  if (res.headersSent || res.destroyed) return;
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    [CORS]: '*',
+  };
+  if (close) headers.connection = 'close';
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function flatHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  const raw = req.headers;
+  for (const k in raw) {
+    const v = raw[k];
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const { engine, requestLog, log } = deps;
+  const jitter = deps.rng ?? Math.random;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now();
+    const url = req.url ?? '/';
+    // url = /m/<projectId><path>?<query>
+    const q = url.indexOf('?');
+    const pathPart = q === -1 ? url : url.slice(0, q);
+    const rawQuery = q === -1 ? '' : url.slice(q + 1);
+    const slash = pathPart.indexOf('/', 3);
+    let projectId = slash === -1 ? pathPart.slice(3) : pathPart.slice(3, slash);
+    const path = slash === -1 ? '/' : pathPart.slice(slash);
+    if (projectId.includes('%')) {
+      try {
+        projectId = decodeURIComponent(projectId);
+      } catch {
+        /* keep raw: it will not be found */
+      }
+    }
+    const method = (req.method ?? 'GET').toUpperCase();
+
+    let bodyText: string;
+    try {
+      const b = readBody(req);
+      bodyText = typeof b === 'string' ? b : await b;
+    } catch (err) {
+      if (err instanceof BodyTooLarge) sendError(res, 413, jsonError('payload_too_large'), true);
+      else res.destroy();
+      return;
+    }
+
+    const project = projectId ? await engine.project(projectId) : null;
+    if (!project) {
+      sendError(res, 404, jsonError('mock_not_found', 'No mock project with this id'));
+      return;
+    }
+
+    const headers = flatHeaders(req);
+    const view = new MockRequestView(method, path, rawQuery, headers);
+    view.body = bodyText;
+    const match = project.router.match(method, path);
+    const session = headers[SESSION_HEADER]?.slice(0, 200) ?? '';
+    const entry: RequestLogEntry = {
+      id: newId(),
+      at: new Date().toISOString(),
+      method,
+      path,
+      query: rawQuery,
+      headers: redact(headers),
+      body: bodyText.length > LOGGED_BODY_BYTES ? bodyText.slice(0, LOGGED_BODY_BYTES) : bodyText,
+      endpointId: null,
+      ruleId: null,
+      statusCode: 0,
+      durationMs: 0,
+      actions: [],
+      rules: [],
+    };
+    if (session) entry.session = session;
+    const finish = (status: number) => {
+      entry.statusCode = status;
+      entry.durationMs = Math.round((performance.now() - started) * 100) / 100;
+      requestLog.record(project.id, entry);
+    };
+
+    if (!match) {
+      if (project.fallbackUrl) {
+        entry.proxied = true;
+        finish(await proxy(deps.egress, project.fallbackUrl, view, req, res));
+        return;
+      }
+      if (method === 'OPTIONS') {
+        res.writeHead(204, {
+          [CORS]: '*',
+          'access-control-allow-methods':
+            req.headers['access-control-request-method'] ?? 'GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS',
+          'access-control-allow-headers': req.headers['access-control-request-headers'] ?? '*',
+          'access-control-max-age': '86400',
+          'content-length': 0,
+        });
+        res.end();
+        finish(204);
+        return;
+      }
+      sendError(res, 404, jsonError('mock_not_found'));
+      finish(404);
+      return;
+    }
+
+    const ep = match.value;
+    view.params = match.params;
+    entry.endpointId = ep.endpoint.id;
+    const seed = headers[SEED_HEADER] ?? null;
+    const ctx = new MockContext(view, seed);
+    const hops = Number(headers[HOP_HEADER]) || 0;
+
+    if (ep.rules.length === 0 && ep.defaultBytes !== null) {
+      writeDefault(res, ep, ep.defaultBytes);
+      finish(ep.endpoint.statusCode);
+      return;
+    }
+
+    let ev: Evaluation;
+    try {
+      ev = await engine.evaluate(ep, ctx, session, hops);
+    } catch (err) {
+      log.error({ err }, 'mock evaluation failed');
+      const unavailable = isUnavailable(err);
+      sendError(res, unavailable ? 503 : 500, jsonError(unavailable ? 'unavailable' : 'internal'));
+      finish(unavailable ? 503 : 500);
+      return;
+    }
+    entry.actions = ev.actions;
+    entry.rules = ev.rules;
+    const out = ev.outcome;
+    if (out.kind === 'default') {
+      writeDefault(res, ep, ep.defaultBytes ?? Buffer.from(ep.defaultBody(ctx)));
+      finish(ep.endpoint.statusCode);
+    } else if (out.kind === 'applied') {
+      entry.ruleId = out.ruleId;
+      const body = Buffer.from(out.body);
+      res.writeHead(out.status, {
+        'content-type': out.contentType || ep.endpoint.contentType,
+        'content-length': body.length,
+        [CORS]: '*',
+      });
+      res.end(body);
+      finish(out.status);
+    } else {
+      entry.ruleId = out.ruleId;
+      const status = await writeStep(res, ep, out.step, ctx, seed !== null ? ctx.rng : jitter);
+      finish(status);
+    }
+  };
+
+  return (req, res) => {
+    handle(req, res).catch((err) => {
+      log.error({ err }, 'mock request failed');
+      sendError(res, 500, jsonError('internal'));
+    });
+  };
+}
+
+function redact(headers: Record<string, string>): Record<string, string> {
+  let out = headers;
+  for (const k of REDACTED) {
+    if (k in headers) {
+      if (out === headers) out = { ...headers };
+      out[k] = '[redacted]';
+    }
+  }
+  return out;
+}
+
+export function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  if (!e) return false;
+  if (
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPIPE',
+      'SQLITE_BUSY',
+      '57P01',
+      '57P02',
+      '57P03',
+      '08000',
+      '08003',
+      '08006',
+      '08001',
+    ].includes(e.code ?? '')
+  ) {
+    return true;
+  }
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|database is locked/i.test(
+    e.message ?? '',
+  );
+}
+
+function writeDefault(res: ServerResponse, ep: CompiledEndpoint, body: Buffer): void {
+  res.writeHead(ep.endpoint.statusCode, {
+    'content-type': ep.endpoint.contentType,
+    'content-length': body.length,
+    [CORS]: '*',
+  });
+  res.end(body);
+}
+
+async function writeStep(
+  res: ServerResponse,
+  ep: CompiledEndpoint,
+  step: CompiledStep,
+  ctx: MockContext,
+  rng: () => number,
+): Promise<number> {
+  // render before waiting, so the answer reflects the request as it was evaluated
+  const body = Buffer.from(step.body(ctx));
+  const headers: Record<string, string | number> = {};
+  for (const [k, v] of step.headers) {
+    const value = v(ctx);
+    if (!/[\r\n\0]/.test(value)) headers[k] = value;
+  }
+  headers['content-type'] = step.contentType ? step.contentType(ctx) : ep.endpoint.contentType;
+  headers[CORS] = '*';
+  headers['content-length'] = body.length;
+  const wait =
+    step.delayMaxMs > step.delayMs
+      ? step.delayMs + Math.floor(rng() * (step.delayMaxMs - step.delayMs + 1))
+      : step.delayMs;
+  if (wait > 0) await sleep(wait);
+  if (res.destroyed) return 0;
+  const sock = res.socket;
+  switch (step.fault) {
+    case 'connection_reset':
+      if (sock && typeof sock.resetAndDestroy === 'function') sock.resetAndDestroy();
+      else sock?.destroy();
+      return 0;
+    case 'empty_response':
+      sock?.end();
+      sock?.destroy();
+      return 0;
+    case 'malformed_body':
+      // a valid status line, then bytes that are not a valid chunked body, then close (like WireMock)
+      sock?.end(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nlskdu018973t09sylgasjkfg1][]'./.sdlv",
+      );
+      return 0;
+  }
+  try {
+    res.writeHead(step.statusCode, headers);
+  } catch {
+    res.writeHead(step.statusCode, {
+      'content-type': ep.endpoint.contentType,
+      'content-length': body.length,
+      [CORS]: '*',
+    });
+  }
+  res.end(body);
+  return step.statusCode;
+}
+
+async function proxy(
+  egress: Egress,
+  base: string,
+  view: MockRequestView,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<number> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(view.headers)) if (!HOP_BY_HOP.has(k)) headers[k] = v;
+  headers[HOP_HEADER] = String((Number(view.headers[HOP_HEADER]) || 0) + 1);
+  const target = base.replace(/\/+$/, '') + view.path + (view.rawQuery ? `?${view.rawQuery}` : '');
+  try {
+    if ((Number(view.headers[HOP_HEADER]) || 0) >= 3) throw new EgressError('blocked', 'blocked: too many hops');
+    const r = await egress.request({
+      url: target,
+      method: view.method,
+      headers,
+      body: view.method === 'GET' || view.method === 'HEAD' ? undefined : view.body,
+      timeoutMs: 10_000,
+    });
+    const body = Buffer.from(r.body);
+    const out: Record<string, string | number> = {};
+    for (const [k, v] of Object.entries(r.headers)) if (!HOP_BY_HOP.has(k) && k !== 'content-encoding') out[k] = v;
+    out['content-length'] = body.length;
+    out[CORS] = '*';
+    res.writeHead(r.status, out);
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return r.status;
+  } catch (err) {
+    const msg = err instanceof EgressError ? err.message : 'fallback failed';
+    sendError(res, 502, jsonError('bad_gateway', `The fallback target could not be reached (${msg})`));
+    return 502;
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The request log: every mock request becomes an entry that is pushed to live subscribers at
+ * once and written to the store in batches, off the hot path. The queue is bounded: under
+ * pressure the oldest unwritten entries are dropped (and counted), never user state.
+ * With PostgreSQL, entries written by other processes are picked up by polling the log's
+ * sequence while anyone is subscribed, so every process streams every process's traffic.
+ */
+import type { Logger } from 'pino';
+import type { RequestLogEntry } from '../domain/model.js';
+import type { Store } from '../store/store.js';
+
+type Listener = (entry: RequestLogEntry) => void;
+
+export interface RequestLogOptions {
+  keepPerProject: number;
+  flushMs?: number;
+  maxQueue?: number;
+  /** poll other processes' entries (PostgreSQL) */
+  shared?: boolean;
+}
+
+export class RequestLog {
+  private queue: { projectId: string; entry: RequestLogEntry }[] = [];
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly touched = new Map<string, number>();
+  private flushing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private lastSeq = 0;
+  private readonly localIds = new Set<string>();
+  dropped = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+    private readonly opts: RequestLogOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    const every = this.opts.flushMs ?? 100;
+    this.timer = setInterval(() => void this.flush(), every);
+    this.timer.unref();
+    if (this.opts.shared) {
+      this.lastSeq = await this.store.maxLogSeq();
+      this.pollTimer = setInterval(() => void this.poll(), 250);
+      this.pollTimer.unref();
+    }
+  }
+
+  record(projectId: string, entry: RequestLogEntry): void {
+    const max = this.opts.maxQueue ?? 20_000;
+    if (this.queue.length >= max) {
+      this.queue.shift();
+      this.dropped++;
+    }
+    this.queue.push({ projectId, entry });
+    const subs = this.listeners.get(projectId);
+    if (subs) {
+      if (this.opts.shared) this.rememberLocal(entry.id);
+      for (const fn of subs) fn(entry);
+    }
+  }
+
+  subscribe(projectId: string, fn: Listener): () => void {
+    let set = this.listeners.get(projectId);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(projectId, set);
+    }
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+      if (set.size === 0) this.listeners.delete(projectId);
+    };
+  }
+
+  /** Newest first; flushes this process's queue first so a read sees every answered request. */
+  async list(ownerId: string, projectId: string, limit: number): Promise<RequestLogEntry[]> {
+    await this.flush();
+    const rows = await this.store.listLog(ownerId, projectId, limit);
+    return rows.map(({ seq: _seq, ...e }) => e);
+  }
+
+  flush(): Promise<void> {
+    if (this.flushing) return this.flushing.then(() => (this.queue.length ? this.flush() : undefined));
+    if (this.queue.length === 0) return Promise.resolve();
+    const batch = this.queue;
+    this.queue = [];
+    this.flushing = (async () => {
+      try {
+        await this.store.appendLog(batch);
+        for (const { projectId } of batch) this.touched.set(projectId, (this.touched.get(projectId) ?? 0) + 1);
+        for (const [projectId, n] of this.touched) {
+          // trim a project once it may have grown past the limit by a tenth
+          if (n >= Math.max(50, this.opts.keepPerProject / 10)) {
+            this.touched.delete(projectId);
+            await this.store.trimLog(projectId, this.opts.keepPerProject);
+          }
+        }
+      } catch (err) {
+        this.dropped += batch.length;
+        this.log.warn({ err, entries: batch.length }, 'request log batch not written');
+      } finally {
+        this.flushing = null;
+      }
+    })();
+    return this.flushing;
+  }
+
+  private rememberLocal(id: string): void {
+    this.localIds.add(id);
+    if (this.localIds.size > 50_000) {
+      const first = this.localIds.values().next().value;
+      if (first !== undefined) this.localIds.delete(first);
+    }
+  }
+
+  private polling = false;
+  private stale = false;
+  private async poll(): Promise<void> {
+    if (this.polling) return;
+    if (this.listeners.size === 0) {
+      this.stale = true;
+      return;
+    }
+    this.polling = true;
+    try {
+      if (this.stale) {
+        this.lastSeq = await this.store.maxLogSeq();
+        this.stale = false;
+      }
+      for (let i = 0; i < 10; i++) {
+        const rows = await this.store.logSince(this.lastSeq, 500);
+        for (const r of rows) {
+          this.lastSeq = Math.max(this.lastSeq, r.seq);
+          if (this.localIds.delete(r.entry.id)) continue;
+          const subs = this.listeners.get(r.projectId);
+          if (subs) for (const fn of subs) fn(r.entry);
+        }
+        if (rows.length < 500) break;
+      }
+    } catch (err) {
+      this.log.debug({ err }, 'request log poll failed');
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    await this.flush();
+  }
+}

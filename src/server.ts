@@ -1,0 +1,132 @@
+/**
+ * Wiring: config → store → runtime → one node:http server. `/m/*` goes straight to the mock
+ * runtime; everything else to the Fastify app.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino, { type Logger } from 'pino';
+import { buildApp } from './api/app.js';
+import type { Config } from './config.js';
+import { createEgress } from './runtime/egress.js';
+import { Engine } from './runtime/engine.js';
+import { createMockHandler } from './runtime/mock-server.js';
+import { RequestLog } from './runtime/request-log.js';
+import { ChangeFeed } from './store/change-feed.js';
+import { Store } from './store/store.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface Running {
+  url: string;
+  port: number;
+  store: Store;
+  server: http.Server;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+function version(): string {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export async function startServer(config: Config, logger?: Logger): Promise<Running> {
+  const log =
+    logger ??
+    pino({
+      level: config.logLevel,
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
+        censor: '[redacted]',
+      },
+    });
+  const store = await Store.open(config.databaseUrl);
+  const egress = createEgress({ allowTargets: config.allowTargets });
+  const requestLog = new RequestLog(store, log, {
+    keepPerProject: config.requestLogKeep,
+    shared: store.dialect === 'postgres',
+  });
+  await requestLog.start();
+  const engine = new Engine({ store, egress, log });
+  let feed: ChangeFeed | null = null;
+  if (store.dialect === 'postgres') {
+    feed = new ChangeFeed(store, {
+      databaseUrl: config.databaseUrl,
+      cachedVersions: () => engine.cachedVersions(),
+      invalidate: (id) => engine.invalidate(id),
+      log,
+    });
+    await feed.start();
+  }
+  const mock = createMockHandler({ engine, egress, requestLog, log });
+
+  let server!: http.Server;
+  const app = await buildApp({
+    config,
+    store,
+    requestLog,
+    logger: log,
+    webDir: config.webDir ?? path.join(root, 'web', 'dist'),
+    version: version(),
+    serverFactory: (handler) => {
+      server = http.createServer(
+        {
+          // slow clients are cut off (docs/limits.md)
+          headersTimeout: 20_000,
+          requestTimeout: 120_000,
+          keepAliveTimeout: 5_000,
+          maxHeaderSize: 32 * 1024,
+        },
+        (req, res) => {
+          const url = req.url;
+          if (url !== undefined && url.charCodeAt(0) === 47 && url.charCodeAt(1) === 109 && url.charCodeAt(2) === 47)
+            mock(req, res);
+          else handler(req, res);
+        },
+      );
+      return server;
+    },
+  });
+  await app.ready();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const sessionSweep = setInterval(
+    () => void store.expireSessions(config.sessionIdleHours * 3_600_000).catch(() => {}),
+    10 * 60_000,
+  );
+  sessionSweep.unref();
+
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+    port,
+    store,
+    server,
+    log,
+    close() {
+      closing ??= (async () => {
+        clearInterval(sessionSweep);
+        // stop accepting, let in-flight requests finish (bounded), then flush and close
+        const drained = new Promise<void>((r) => server.close(() => r()));
+        server.closeIdleConnections();
+        await Promise.race([drained, new Promise((r) => setTimeout(r, 8000))]);
+        server.closeAllConnections();
+        await app.close().catch(() => {});
+        await feed?.close();
+        await requestLog.close().catch(() => {});
+        await egress.close().catch(() => {});
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}
