@@ -1,0 +1,14 @@
+// The answers every benchmark scenario expects, shared by the harness (bench/run.mjs, which also creates
+// them in Mockyard over its API) and the bare node:http reference (bench/node-http-server.mjs).
+
+/** S1 and S6: a fixed JSON body of about 100 bytes. */
+export const USERS_BODY =
+  '{"users":[{"id":1,"name":"Ada Lovelace","role":"admin"},{"id":2,"name":"Linus Torvalds","role":"user"}]}';
+/** S2: the three tiers. */
+export const TIER_BODY = { vip: '{"tier":"vip"}', beta: '{"tier":"beta"}', free: '{"tier":"free"}' };
+/** S3: the endpoint's templated default body (Mockyard) and what it renders to. */
+export const ECHO_TEMPLATE = '{"hello":"{{request.query.name}}","id":"{{$uuid}}"}';
+/** S4 and S4-pg: the three steps of the loop. */
+export const SEQ_BODIES = ['{"n":1}', '{"n":2}', '{"n":3}'];
+/** S5: the response step served after the store_variable action. */
+export const STORE_BODY = '{"saved":true}';

@@ -1,0 +1,67 @@
+// Bare node:http reference server for bench/run.mjs: for each scenario it answers the same status, content
+// type and body bytes as the Mockyard endpoint the harness sets up, with the least JS that is equivalent
+// (S2 evaluates the two conditions, S3 renders a fresh uuid, S4 keeps an in-memory counter, S5 keeps the
+// last stored value in memory). Like every Mockyard mock answer it carries `Access-Control-Allow-Origin: *`.
+// A leading `/m/<projectId>` is accepted and ignored, so the harness can send the same paths to both.
+// Usage: node bench/node-http-server.mjs <port> [host]
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { SEQ_BODIES, STORE_BODY, TIER_BODY, USERS_BODY } from './bodies.mjs';
+
+const port = Number(process.argv[2] || 18180);
+const host = process.argv[3] || '127.0.0.1';
+
+const USERS = Buffer.from(USERS_BODY);
+const VIP = Buffer.from(TIER_BODY.vip);
+const BETA = Buffer.from(TIER_BODY.beta);
+const FREE = Buffer.from(TIER_BODY.free);
+const SEQ = SEQ_BODIES.map((b) => Buffer.from(b));
+const STORED = Buffer.from(STORE_BODY);
+const NOT_FOUND = Buffer.from('{"error":{"code":"mock_not_found","message":"no such mock endpoint"}}');
+const counters = { '/api/seq': 0, '/api/seq-pg': 0 };
+const storage = { last: '' };
+
+function send(res, status, body) {
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': body.length,
+    'access-control-allow-origin': '*',
+  });
+  res.end(body);
+}
+
+const server = http.createServer((req, res) => {
+  let url = req.url;
+  if (url.startsWith('/m/')) {
+    const slash = url.indexOf('/', 3);
+    url = slash === -1 ? '/' : url.slice(slash);
+  }
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  const query = () => new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+  if (req.method !== 'GET') return send(res, 404, NOT_FOUND);
+  switch (path) {
+    case '/api/users':
+      return send(res, 200, USERS);
+    case '/api/tier':
+      if (req.headers['x-tier'] === 'vip') return send(res, 200, VIP);
+      return send(res, 200, query().has('beta') ? BETA : FREE);
+    case '/api/echo':
+      return send(res, 200, Buffer.from(JSON.stringify({ hello: query().get('name') ?? '', id: randomUUID() })));
+    case '/api/seq':
+    case '/api/seq-pg': {
+      const i = counters[path];
+      counters[path] = (i + 1) % SEQ.length;
+      return send(res, 200, SEQ[i]);
+    }
+    case '/api/store':
+      storage.last = query().get('v') ?? '';
+      return send(res, 200, STORED);
+    default:
+      return send(res, 404, NOT_FOUND);
+  }
+});
+
+server.keepAliveTimeout = 10_000;
+server.listen(port, host, () => console.log(`node-http listening on http://${host}:${port}`));
+for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => server.close(() => process.exit(0)));

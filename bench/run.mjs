@@ -1,0 +1,1330 @@
+// Mockyard benchmark harness (`npm run bench`). Measures Mockyard's mock traffic against a bare node:http
+// server answering the same bytes, in the same run, one server at a time on 127.0.0.1, with the server
+// pinned to CPU 1 (`taskset -c 1`) and this driver (autocannon, programmatic) pinned to CPU 0. Method
+// copied from the shared peer harness (shared/bench): answers are checked for equivalence before any load,
+// then a warm-up, then the measured period(s). See bench/README.md.
+//
+// Environment (all optional):
+//   SCENARIOS=S1,S4        subset of S1 S2 S3 S4 S5 S6 S4-pg (default: S1-S6, plus S4-pg when PG_URL is set)
+//   CONNECTIONS=50 WARMUP=5 DURATION=10 RUNS=1   (RUNS>1: the median run by req/s is reported)
+//   PIN=1                  0 = no CPU pinning; SERVER_CPUS=1 LOADGEN_CPUS=0 choose the CPUs
+//   PG_URL | TEST_DATABASE_URL   a PostgreSQL URL: enables S4-pg (a fresh database is created and dropped)
+//   WRITE_RESULTS=1        write bench/RESULTS.md (default 1 for a full run, 0 when SCENARIOS narrows it)
+//   NODE_HTTP_PORT=18180 MOCKYARD_PORT=18190 (S4-pg uses MOCKYARD_PORT and MOCKYARD_PORT+1)
+//   MOCKYARD_DIR=<this checkout> MOCKYARD_START_TIMEOUT_S=300 S6_PROJECTS=1000 S6_ENDPOINTS=10000 SETUP_CONCURRENCY=20 EXACT_N=3000
+//   QUIET_MAX_PCT=15 QUIET_TIMEOUT_S=120 MAX_TOTAL_S=3600 KEEP_TMP=0
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ECHO_TEMPLATE, SEQ_BODIES, STORE_BODY, TIER_BODY, USERS_BODY } from './bodies.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..');
+const requireFromRoot = createRequire(path.join(ROOT, 'package.json'));
+// The Mockyard checkout to start (default: this one).
+const MOCKYARD_DIR = path.resolve(process.env.MOCKYARD_DIR || ROOT);
+const autocannon = requireFromRoot('autocannon');
+const HOST = '127.0.0.1';
+
+// ---------- settings ----------
+const env = process.env;
+function num(name, def, { min = 0, int = false } = {}) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min || (int && !Number.isInteger(n))) {
+    console.error(`${name}=${raw}: expected ${int ? 'an integer' : 'a number'} >= ${min}`);
+    process.exit(2);
+  }
+  return n;
+}
+const CONNECTIONS = num('CONNECTIONS', 50, { min: 2, int: true });
+const WARMUP = num('WARMUP', 5);
+const DURATION = num('DURATION', 10, { min: 1 });
+const RUNS = num('RUNS', 1, { min: 1, int: true });
+const NODE_HTTP_PORT = num('NODE_HTTP_PORT', 18180, { min: 1, int: true });
+const MOCKYARD_PORT = num('MOCKYARD_PORT', 18190, { min: 1, int: true });
+const START_TIMEOUT_S = num('MOCKYARD_START_TIMEOUT_S', 300, { min: 1 });
+const S6_PROJECTS = num('S6_PROJECTS', 1000, { min: 2, int: true });
+const S6_ENDPOINTS = num('S6_ENDPOINTS', 10000, { min: 1, int: true });
+const SETUP_CONCURRENCY = num('SETUP_CONCURRENCY', 20, { min: 1, int: true });
+const EXACT_N = Math.max(3, Math.round(num('EXACT_N', 3000, { min: 3, int: true }) / 6) * 6);
+const QUIET_MAX_PCT = num('QUIET_MAX_PCT', 15);
+const QUIET_TIMEOUT_S = num('QUIET_TIMEOUT_S', 120);
+const MAX_TOTAL_S = num('MAX_TOTAL_S', 3600, { min: 10 });
+const KEEP_TMP = env.KEEP_TMP === '1';
+const PG_URL = env.PG_URL || env.TEST_DATABASE_URL || '';
+const SERVER_CPUS = env.SERVER_CPUS || '1';
+const LOADGEN_CPUS = env.LOADGEN_CPUS || '0';
+
+const ALL_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S4-pg'];
+const SCEN_FILTER = (env.SCENARIOS || '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+for (const id of SCEN_FILTER) {
+  if (!ALL_IDS.includes(id)) {
+    console.error(`SCENARIOS: unknown scenario ${id} (known: ${ALL_IDS.join(', ')})`);
+    process.exit(2);
+  }
+}
+const FULL_RUN = SCEN_FILTER.length === 0;
+const SELECTED = FULL_RUN
+  ? ALL_IDS.filter((id) => id !== 'S4-pg' || PG_URL)
+  : ALL_IDS.filter((id) => SCEN_FILTER.includes(id));
+const WRITE_RESULTS = (env.WRITE_RESULTS ?? (FULL_RUN ? '1' : '0')) === '1';
+
+const STAMP = new Date().toISOString().replace(/[:.]/g, '-');
+const WORK = fs.mkdtempSync(path.join(os.tmpdir(), `mockyard-bench-${STAMP}-`));
+const LOG_DIR = path.join(WORK, 'logs');
+fs.mkdirSync(LOG_DIR, { recursive: true });
+
+const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const round1 = (x) => Math.round(x * 10) / 10;
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+// ---------- CPU pinning ----------
+function hasTaskset() {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const PIN = (env.PIN ?? '1') !== '0' && os.availableParallelism() >= 2 && hasTaskset();
+if (PIN) {
+  // Pin this driver (autocannon runs in it) and every thread it has to LOADGEN_CPUS; servers get SERVER_CPUS.
+  execFileSync('taskset', ['-a', '-p', '-c', LOADGEN_CPUS, String(process.pid)], { stdio: 'ignore' });
+}
+
+// ---------- processes: each started in its own process group, tracked by pid, stopped at the end ----------
+const children = new Set();
+
+function procTree(root) {
+  const kids = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const s = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!kids.has(ppid)) kids.set(ppid, []);
+      kids.get(ppid).push(Number(d));
+    } catch {
+      // gone
+    }
+  }
+  const out = [root];
+  for (let i = 0; i < out.length; i++) out.push(...(kids.get(out[i]) || []));
+  return out;
+}
+function procStat(pid) {
+  try {
+    const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return s.slice(s.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+// child.tree: pid -> start time of every descendant seen, so a recycled pid is never signalled.
+function snapshotTree(child) {
+  if (!child.pid) return;
+  for (const pid of procTree(child.pid)) {
+    const f = procStat(pid);
+    if (f && f[0] !== 'Z' && !child.tree.has(pid)) child.tree.set(pid, f[19]);
+  }
+}
+function aliveInTree(child) {
+  return [...child.tree]
+    .filter(([pid, st]) => {
+      const f = procStat(pid);
+      return f && f[0] !== 'Z' && f[19] === st;
+    })
+    .map(([pid]) => pid);
+}
+function signalChild(child, sig) {
+  snapshotTree(child);
+  if (!child.exitInfo) {
+    try {
+      process.kill(-child.pid, sig); // its process group (spawned detached)
+    } catch {
+      // group gone
+    }
+  }
+  for (const pid of aliveInTree(child).reverse()) {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      // gone
+    }
+  }
+}
+function rssMB(pids) {
+  let kb = 0;
+  for (const root of pids) {
+    for (const p of procTree(root)) {
+      try {
+        kb += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] || 0);
+      } catch {
+        // gone
+      }
+    }
+  }
+  return round1(kb / 1024);
+}
+function cpuTicks(pids) {
+  let t = 0;
+  for (const root of pids) {
+    for (const p of procTree(root)) {
+      const f = procStat(p);
+      if (f) t += Number(f[11]) + Number(f[12]);
+    }
+  }
+  return t;
+}
+function sysBusyTicks() {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return f[0] + f[1] + f[2] + f[5] + f[6] + f[7];
+}
+async function otherCpuPct(ms, pids) {
+  const b0 = sysBusyTicks();
+  const e0 = cpuTicks(pids);
+  const l0 = process.cpuUsage();
+  await sleep(ms);
+  const l = process.cpuUsage(l0);
+  const other = sysBusyTicks() - b0 - (cpuTicks(pids) - e0) - ((l.user + l.system) / 1e6) * CLK_TCK;
+  return Math.max(0, Math.round((other / CLK_TCK / (ms / 1000)) * 100));
+}
+// Waits (bounded) until other processes use < QUIET_MAX_PCT of one core; the machine has 2 cores.
+async function waitQuiet(label, pids) {
+  const t0 = Date.now();
+  let pct = await otherCpuPct(1500, pids);
+  while (pct > QUIET_MAX_PCT && Date.now() - t0 < QUIET_TIMEOUT_S * 1000) {
+    log(`${label}: other processes busy (${pct}% of a core), waiting for a quiet machine...`);
+    await sleep(5000);
+    pct = await otherCpuPct(1500, pids);
+  }
+  if (pct > QUIET_MAX_PCT) log(`${label}: still busy (${pct}%) after ${QUIET_TIMEOUT_S}s, going ahead (flagged)`);
+  return pct;
+}
+
+function startProc(name, cmd, args, { cwd = ROOT, extraEnv = {} } = {}) {
+  let command = cmd;
+  let argv = args;
+  if (PIN) {
+    argv = ['-c', SERVER_CPUS, cmd, ...args]; // taskset execs the command: same pid
+    command = 'taskset';
+  }
+  const logFile = path.join(LOG_DIR, `${name}.log`);
+  const fd = fs.openSync(logFile, 'a');
+  const child = spawn(command, argv, { cwd, env: { ...env, ...extraEnv }, stdio: ['ignore', fd, fd], detached: true });
+  fs.closeSync(fd);
+  child.benchName = name;
+  child.logFile = logFile;
+  child.exitInfo = null;
+  child.tree = new Map();
+  child.once('error', (e) => {
+    child.exitInfo ??= { error: e.message };
+  });
+  child.once('exit', (code, sig) => {
+    child.exitInfo = { code, sig };
+  });
+  if (child.pid) {
+    children.add(child);
+    snapshotTree(child);
+  }
+  log(`started ${name} pid=${child.pid}: ${command} ${argv.join(' ')}`);
+  return child;
+}
+async function stopProc(child) {
+  if (!child?.pid) return;
+  const gone = () => child.exitInfo && aliveInTree(child).length === 0;
+  if (!gone()) {
+    signalChild(child, 'SIGTERM');
+    for (let i = 0; i < 100 && !gone(); i++) await sleep(100);
+  }
+  if (!gone()) {
+    signalChild(child, 'SIGKILL');
+    for (let i = 0; i < 50 && !gone(); i++) await sleep(100);
+  }
+  if (gone()) children.delete(child);
+  log(
+    `stopped ${child.benchName} pid=${child.pid} ${JSON.stringify(child.exitInfo)}${gone() ? '' : ' WARNING: still running'}`,
+  );
+}
+function killAllSync() {
+  for (const child of children) signalChild(child, 'SIGKILL');
+}
+// The first lines that mention an error, then the last lines, of a server's log.
+function logTail(file, n = 3) {
+  try {
+    const lines = fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+    const errs = lines.filter((l) => /error|fatal|EADDRINUSE|cannot/i.test(l)).slice(0, n);
+    const tail = lines.slice(-n).filter((l) => !errs.includes(l));
+    return [...errs, ...(tail.length && errs.length ? ['…'] : []), ...tail].join(' / ').slice(0, 800);
+  } catch {
+    return '';
+  }
+}
+function portInUse(port) {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: HOST, port });
+    s.setTimeout(2000, () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+// ---------- HTTP helpers ----------
+async function get(port, p, headers = {}) {
+  const r = await fetch(`http://${HOST}:${port}${p}`, { headers, signal: AbortSignal.timeout(10_000) });
+  return {
+    status: r.status,
+    ct: r.headers.get('content-type') || '',
+    acao: r.headers.get('access-control-allow-origin'),
+    body: await r.text(),
+  };
+}
+const isJsonCt = (ct) => ct.toLowerCase().startsWith('application/json');
+
+class SetupError extends Error {}
+async function api(port, method, p, body, token, want) {
+  const headers = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (token) headers.authorization = `Bearer ${token}`;
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  let r;
+  let text;
+  try {
+    r = await fetch(`http://${HOST}:${port}${p}`, {
+      method,
+      headers,
+      body: payload,
+      signal: AbortSignal.timeout(30_000),
+    });
+    text = await r.text();
+  } catch (e) {
+    throw new SetupError(`${method} ${p} ${payload ? `${payload.slice(0, 300)} ` : ''}-> request failed: ${e.message}`);
+  }
+  let json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  if (want !== undefined && r.status !== want) {
+    throw new SetupError(
+      `${method} ${p} ${payload ? `${payload.slice(0, 300)} ` : ''}-> ${r.status} (expected ${want}) ${text.slice(0, 400)}`,
+    );
+  }
+  return { status: r.status, json, text };
+}
+async function waitHealthy(child, port) {
+  const t0 = Date.now();
+  while (Date.now() - t0 < START_TIMEOUT_S * 1000) {
+    snapshotTree(child);
+    if (child.exitInfo)
+      throw new Error(`exited early ${JSON.stringify(child.exitInfo)}; log: ${logTail(child.logFile)}`);
+    try {
+      const r = await get(port, '/healthz');
+      if (r.status === 200) {
+        snapshotTree(child);
+        return Date.now() - t0;
+      }
+    } catch {
+      // not yet
+    }
+    await sleep(200);
+  }
+  throw new Error(`no 200 from /healthz after ${START_TIMEOUT_S} s; log: ${logTail(child.logFile)}`);
+}
+// Runs fn over items with at most `limit` in flight; stops at the first error and rethrows it.
+async function pool(items, limit, fn) {
+  let next = 0;
+  let failed = null;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        await fn(items[i], i);
+      } catch (e) {
+        failed ??= e;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failed) throw failed;
+}
+
+// ---------- scenarios ----------
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const step = (body) => ({ statusCode: 200, body, headers: {} });
+const nOf = (body) => /^\{"n":([123])\}$/.exec(body)?.[1];
+
+// t (a target) = { kind: 'node-http' | 'mockyard', ports: [port, …], prefix, pids, info: {endpointId, ruleId, …},
+// token, projectId }. With two ports the load is split over both (two autocannon instances at once).
+async function checkStatic(t, p) {
+  const r = await get(t.ports[0], `${t.prefix}${p}`);
+  if (r.status !== 200 || !isJsonCt(r.ct) || r.body !== USERS_BODY)
+    return `GET ${p} -> ${r.status} ${r.ct} ${r.body.slice(0, 200)}`;
+  if (r.acao !== '*') return `GET ${p}: no Access-Control-Allow-Origin: * (got ${r.acao})`;
+  return null;
+}
+// A sequence check on a fresh rule: n=1,2,3,1, the requests alternating over the target's ports.
+async function checkFreshSeq(t, p) {
+  const got = [];
+  for (const [i, n] of [1, 2, 3, 1].entries()) {
+    const r = await get(t.ports[i % t.ports.length], `${t.prefix}${p}`);
+    got.push(r.status === 200 ? r.body : `${r.status} ${r.body.slice(0, 100)}`);
+    if (r.status !== 200 || !isJsonCt(r.ct) || r.body !== SEQ_BODIES[n - 1])
+      return `expected n=1,2,3,1, got ${got.join(' ')}`;
+  }
+  return null;
+}
+async function ruleState(t) {
+  if (t.kind !== 'mockyard' || !t.info.ruleId) return null;
+  const r = await api(
+    t.ports[0],
+    'GET',
+    `/api/projects/${t.projectId}/endpoints/${t.info.endpointId}/rules/${t.info.ruleId}`,
+    undefined,
+    t.token,
+  );
+  return r.status === 200 ? (r.json?.state ?? 'no state field') : `GET rule -> ${r.status}`;
+}
+// Exactness after the load: one probe request (n = k), then EXACT_N (a multiple of 6) requests through
+// autocannon with all connections, split over the ports, counting each n; then one more probe. A serial run
+// gives EXACT_N/3 of each n, and the last probe must be k's successor. The rule state read over the API
+// before and after the EXACT_N requests must be the same.
+async function checkSeqExact(t, p) {
+  await sleep(1000); // let requests still in flight when the load stopped drain
+  const probe = async (port) => {
+    const r = await get(port, `${t.prefix}${p}`);
+    return nOf(r.body) ?? `${r.status} ${r.body.slice(0, 60)}`;
+  };
+  const k = await probe(t.ports[0]);
+  const s0 = JSON.stringify(await ruleState(t));
+  const counts = { 1: 0, 2: 0, 3: 0, other: 0 };
+  const statuses = {};
+  const per = EXACT_N / t.ports.length;
+  await Promise.all(
+    t.ports.map((port) =>
+      autocannon({
+        url: `http://${HOST}:${port}${t.prefix}${p}`,
+        connections: Math.min(Math.ceil(CONNECTIONS / t.ports.length), per),
+        amount: per,
+        requests: [
+          {
+            method: 'GET',
+            onResponse: (status, body) => {
+              statuses[status] = (statuses[status] || 0) + 1;
+              const n = nOf(String(body));
+              counts[n ?? 'other']++;
+            },
+          },
+        ],
+      }),
+    ),
+  );
+  const s1 = JSON.stringify(await ruleState(t));
+  const k2 = await probe(t.ports[t.ports.length - 1]);
+  const total = counts[1] + counts[2] + counts[3] + counts.other;
+  const third = EXACT_N / 3;
+  const problems = [];
+  if (!/^[123]$/.test(k)) problems.push(`probe before: ${k}`);
+  if (total !== EXACT_N) problems.push(`got ${total} answers for ${EXACT_N} requests`);
+  if (counts[1] !== third || counts[2] !== third || counts[3] !== third || counts.other) {
+    problems.push(
+      `counts n1=${counts[1]} n2=${counts[2]} n3=${counts[3]} other=${counts.other}, expected ${third} each`,
+    );
+  }
+  if (String(k2) !== String((Number(k) % 3) + 1))
+    problems.push(`probe after: n=${k2}, expected ${(Number(k) % 3) + 1}`);
+  if (s0 !== 'null' && s0 !== s1) problems.push(`API rule state before ${s0} != after ${s1}`);
+  const text =
+    `exactness: ${EXACT_N} requests over ${t.ports.length} process(es) (${JSON.stringify(statuses)}) -> ` +
+    `n1=${counts[1]} n2=${counts[2]} n3=${counts[3]}; probes n=${k} then n=${k2}` +
+    (s0 !== 'null' ? `; rule state ${s0} before and ${s1} after` : '');
+  return { ok: problems.length === 0, text: problems.length ? `${text} — FAILED: ${problems.join('; ')}` : text };
+}
+async function storageLast(t) {
+  const r = await api(
+    t.ports[0],
+    'GET',
+    `/api/projects/${t.projectId}/endpoints/${t.info.endpointId}/storage`,
+    undefined,
+    t.token,
+  );
+  return r.status === 200 ? r.json?.last : `GET storage -> ${r.status} ${r.text.slice(0, 100)}`;
+}
+
+const seqDef = (p) => ({
+  endpoint: { method: 'GET', path: p, statusCode: 200, responseBody: '{"n":0}', contentType: 'application/json' },
+  rules: [
+    {
+      name: 'cycle 1,2,3',
+      priority: 1,
+      conditions: [],
+      response: { mode: 'loop', steps: SEQ_BODIES.map(step) },
+      actions: [],
+    },
+  ],
+});
+
+let s5Counter = 0;
+const SCENARIOS = {
+  S1: {
+    title: 'static default response',
+    path: '/api/users',
+    def: {
+      endpoint: {
+        method: 'GET',
+        path: '/api/users',
+        statusCode: 200,
+        responseBody: USERS_BODY,
+        contentType: 'application/json',
+      },
+      rules: [],
+    },
+    verify: (t) => checkStatic(t, '/api/users'),
+  },
+  S2: {
+    title: 'two rules, x-tier: vip',
+    path: '/api/tier',
+    headers: { 'x-tier': 'vip' },
+    def: {
+      endpoint: {
+        method: 'GET',
+        path: '/api/tier',
+        statusCode: 200,
+        responseBody: TIER_BODY.free,
+        contentType: 'application/json',
+      },
+      rules: [
+        {
+          name: 'vip header',
+          priority: 1,
+          conditions: [{ target: 'header', key: 'x-tier', operator: 'equals', value: 'vip' }],
+          response: { mode: 'loop', steps: [step(TIER_BODY.vip)] },
+          actions: [],
+        },
+        {
+          name: 'beta query',
+          priority: 2,
+          conditions: [{ target: 'query', key: 'beta', operator: 'exists' }],
+          response: { mode: 'loop', steps: [step(TIER_BODY.beta)] },
+          actions: [],
+        },
+      ],
+    },
+    async verify(t) {
+      const cases = [
+        [{ 'x-tier': 'vip' }, '/api/tier', 'vip'],
+        [{ 'x-tier': 'vip' }, '/api/tier?beta=1', 'vip'],
+        [{}, '/api/tier?beta=1', 'beta'],
+        [{ 'x-tier': 'gold' }, '/api/tier?beta=yes', 'beta'],
+        [{}, '/api/tier?beta', 'beta'],
+        [{}, '/api/tier', 'free'],
+        [{ 'x-tier': 'gold' }, '/api/tier', 'free'],
+        [{ 'x-tier': 'VIP' }, '/api/tier', 'free'],
+      ];
+      for (const [h, p, tier] of cases) {
+        const r = await get(t.ports[0], `${t.prefix}${p}`, h);
+        if (r.status !== 200 || !isJsonCt(r.ct) || r.body !== TIER_BODY[tier]) {
+          return `${JSON.stringify(h)} GET ${p}: expected tier ${tier}, got ${r.status} ${r.ct} ${r.body.slice(0, 200)}`;
+        }
+      }
+      return null;
+    },
+  },
+  S3: {
+    title: 'templated default body',
+    path: '/api/echo?name=Ada',
+    def: {
+      endpoint: {
+        method: 'GET',
+        path: '/api/echo',
+        statusCode: 200,
+        responseBody: ECHO_TEMPLATE,
+        contentType: 'application/json',
+      },
+      rules: [],
+    },
+    async verify(t) {
+      const ids = new Set();
+      for (let i = 0; i < 3; i++) {
+        const r = await get(t.ports[0], `${t.prefix}/api/echo?name=Ada`);
+        let j;
+        try {
+          j = JSON.parse(r.body);
+        } catch {
+          return `not JSON: ${r.status} ${r.body.slice(0, 200)}`;
+        }
+        if (
+          r.status !== 200 ||
+          !isJsonCt(r.ct) ||
+          j.hello !== 'Ada' ||
+          !UUID_RE.test(j.id) ||
+          Object.keys(j).length !== 2
+        ) {
+          return `got ${r.status} ${r.ct} ${r.body.slice(0, 200)}`;
+        }
+        if (r.body !== `{"hello":"Ada","id":"${j.id}"}`) return `not byte-equal to the template: ${r.body}`;
+        ids.add(j.id);
+      }
+      return ids.size === 3 ? null : 'uuid not fresh per request';
+    },
+  },
+  S4: {
+    title: '3-step loop sequence',
+    path: '/api/seq',
+    def: seqDef('/api/seq'),
+    verify: (t) => checkFreshSeq(t, '/api/seq'),
+    after: (t) => checkSeqExact(t, '/api/seq'),
+  },
+  S5: {
+    title: 'store_variable action + step',
+    path: '/api/store',
+    // every request stores a different value: v=1, 2, 3, …
+    setupRequest: (req) => ({ ...req, path: `${req.path.split('?')[0]}?v=${++s5Counter}` }),
+    def: {
+      endpoint: {
+        method: 'GET',
+        path: '/api/store',
+        statusCode: 200,
+        responseBody: '{"saved":false}',
+        contentType: 'application/json',
+      },
+      rules: [
+        {
+          name: 'store last v',
+          priority: 1,
+          conditions: [],
+          response: { mode: 'loop', steps: [step(STORE_BODY)] },
+          actions: [{ type: 'store_variable', name: 'last', value: '{{request.query.v}}' }],
+        },
+      ],
+    },
+    async verify(t) {
+      for (const v of ['first', 'second']) {
+        const r = await get(t.ports[0], `${t.prefix}/api/store?v=${v}`);
+        if (r.status !== 200 || !isJsonCt(r.ct) || r.body !== STORE_BODY)
+          return `GET /api/store?v=${v} -> ${r.status} ${r.ct} ${r.body.slice(0, 200)}`;
+        if (t.kind === 'mockyard') {
+          const last = await storageLast(t);
+          if (last !== v) return `after GET ?v=${v}, storage.last = ${JSON.stringify(last)}`;
+        }
+      }
+      return null;
+    },
+    async after(t) {
+      if (t.kind !== 'mockyard') return null;
+      await sleep(1000);
+      const during = await storageLast(t);
+      const v = `final-${randomBytes(3).toString('hex')}`;
+      const r = await get(t.ports[0], `${t.prefix}/api/store?v=${v}`);
+      const last = await storageLast(t);
+      const ok = /^\d+$/.test(String(during)) && r.body === STORE_BODY && last === v;
+      return {
+        ok,
+        text: `storage after the load: last=${JSON.stringify(during)} (of ${s5Counter} values sent); one more write -> ${JSON.stringify(last)}${ok ? '' : ` — FAILED (expected ${v})`}`,
+      };
+    },
+  },
+  S6: {
+    title: `S1 in a ${S6_ENDPOINTS}-endpoint project, ${S6_PROJECTS} projects`,
+    path: '/api/users',
+    verify: (t) => checkStatic(t, '/api/users'),
+  },
+  'S4-pg': {
+    title: '3-step loop, 2 processes on PostgreSQL',
+    path: '/api/seq-pg',
+    split: true,
+    def: seqDef('/api/seq-pg'),
+    verify: (t) => checkFreshSeq(t, '/api/seq-pg'),
+    after: (t) => checkSeqExact(t, '/api/seq-pg'),
+  },
+};
+
+// ---------- load ----------
+function combine(rs) {
+  const codes = {};
+  for (const r of rs)
+    for (const [k, v] of Object.entries(r.statusCodeStats || {})) codes[k] = (codes[k] || 0) + v.count;
+  const total = rs.reduce((a, r) => a + r.requests.total, 0);
+  return {
+    req_per_sec: Math.round(rs.reduce((a, r) => a + r.requests.average, 0)),
+    req_total: total,
+    p50_ms: Math.max(...rs.map((r) => r.latency.p50)),
+    p99_ms: Math.max(...rs.map((r) => r.latency.p99)),
+    max_ms: Math.max(...rs.map((r) => r.latency.max)),
+    errors: rs.reduce((a, r) => a + r.errors, 0),
+    timeouts: rs.reduce((a, r) => a + r.timeouts, 0),
+    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+    status_codes: codes,
+    bytes_per_resp: total ? Math.round(rs.reduce((a, r) => a + r.throughput.total, 0) / total) : 0,
+  };
+}
+async function cannon(t, sc, duration) {
+  const parts = sc.split ? t.ports.length : 1;
+  const runs = Array.from({ length: parts }, (_, i) => {
+    const port = t.ports[i % t.ports.length];
+    const opts = {
+      url: `http://${HOST}:${port}${t.prefix}${sc.path}`,
+      connections: Math.ceil(CONNECTIONS / parts),
+      duration,
+      pipelining: 1,
+      headers: sc.headers || {},
+    };
+    if (sc.setupRequest) {
+      opts.requests = [
+        { method: 'GET', path: `${t.prefix}${sc.path}`, headers: sc.headers || {}, setupRequest: sc.setupRequest },
+      ];
+    }
+    return autocannon(opts);
+  });
+  return combine(await Promise.all(runs));
+}
+async function measure(t, sc) {
+  const c0 = cpuTicks(t.pids);
+  const l0 = process.cpuUsage();
+  const w0 = process.hrtime.bigint();
+  const b0 = sysBusyTicks();
+  const r = await cannon(t, sc, DURATION);
+  const wall = Number(process.hrtime.bigint() - w0) / 1e9;
+  const lg = process.cpuUsage(l0);
+  const srvTicks = cpuTicks(t.pids) - c0;
+  const otherTicks = sysBusyTicks() - b0 - srvTicks - ((lg.user + lg.system) / 1e6) * CLK_TCK;
+  return {
+    ...r,
+    rss_after_mb: rssMB(t.pids),
+    server_cpu_pct: Math.round((srvTicks / CLK_TCK / wall) * 100),
+    loadgen_cpu_pct: Math.round(((lg.user + lg.system) / 1e6 / wall) * 100),
+    other_cpu_pct: Math.max(0, Math.round((otherTicks / CLK_TCK / wall) * 100)),
+  };
+}
+// Verify (once), warm up, measure RUNS times, then the scenario's after-load check. Returns the row.
+// One scenario on node-http and Mockyard, interleaved so that both see the same machine: each server's
+// answers are verified; then node-http is warmed up and measured, then Mockyard is warmed up and measured,
+// and with RUNS > 1 the measured periods alternate (node-http, Mockyard, node-http, …). Only one server is
+// under load at a time; the other one sits idle. `targets` are targets, or { label, error } for a server
+// that could not be set up for this scenario. Pushes one row per server into results.
+async function runPair(id, targets, results) {
+  const sc = SCENARIOS[id];
+  const live = [];
+  for (const t of targets) {
+    const row = { id, server: t.label, runs: [] };
+    results.push(row);
+    if (t.error) {
+      row.error = t.error;
+      continue;
+    }
+    const bad = await sc.verify(t).catch((e) => `request failed: ${e.message}`);
+    if (bad) {
+      row.error = `not equivalent: ${bad}`;
+      log(`${t.label} ${id}: ${row.error}`);
+      continue;
+    }
+    log(`${t.label} ${id}: answers verified`);
+    live.push({ t, row });
+  }
+  if (!live.length) return;
+  const quiet = await waitQuiet(id, [...new Set(live.flatMap((x) => x.t.pids))]);
+  for (let i = 0; i < RUNS; i++) {
+    for (const { t, row } of live) {
+      if (i === 0 && WARMUP > 0) await cannon(t, sc, WARMUP);
+      const m = await measure(t, sc);
+      row.runs.push(m);
+      log(
+        `${t.label} ${id} run ${i + 1}/${RUNS}: ${m.req_per_sec} req/s p50=${m.p50_ms}ms p99=${m.p99_ms}ms ` +
+          `err=${m.errors} timeouts=${m.timeouts} non2xx=${m.non2xx} rss=${m.rss_after_mb}MB ` +
+          `srvCPU=${m.server_cpu_pct}% driverCPU=${m.loadgen_cpu_pct}% otherCPU=${m.other_cpu_pct}%`,
+      );
+    }
+  }
+  for (const { t, row } of live) {
+    const sorted = [...row.runs].sort((a, b) => a.req_per_sec - b.req_per_sec);
+    Object.assign(row, sorted[Math.floor((sorted.length - 1) / 2)]);
+    row.quiet_before_pct = quiet;
+    row.rss_after_mb = rssMB(t.pids);
+    if (sc.after) {
+      const a = await sc.after(t).catch((e) => ({ ok: false, text: `after-load check failed: ${e.message}` }));
+      if (a) {
+        row.after = a.text;
+        row.after_ok = a.ok;
+        log(`${t.label} ${id}: ${a.text}`);
+      }
+    }
+  }
+}
+
+// ---------- node-http ----------
+// Starts the reference server; returns its target, or { label, error }.
+async function startNodeHttp(notes) {
+  const label = 'node-http';
+  const fail = (why) => {
+    notes.push(`node-http: ${why}`);
+    log(`node-http: ${why}`);
+    return { label, error: why };
+  };
+  if (await portInUse(NODE_HTTP_PORT)) return fail(`port ${NODE_HTTP_PORT} already in use, not started`);
+  const child = startProc('node-http', process.execPath, [
+    path.join(HERE, 'node-http-server.mjs'),
+    String(NODE_HTTP_PORT),
+    HOST,
+  ]);
+  const t0 = Date.now();
+  for (;;) {
+    if (child.exitInfo) {
+      await stopProc(child);
+      return fail(`exited ${JSON.stringify(child.exitInfo)}: ${logTail(child.logFile)}`);
+    }
+    if (await portInUse(NODE_HTTP_PORT)) break;
+    if (Date.now() - t0 > 30_000) {
+      await stopProc(child);
+      return fail('did not listen within 30 s');
+    }
+    await sleep(100);
+  }
+  // Two ports (the same one twice): S4-pg splits its load into two autocannon instances, as for Mockyard.
+  return {
+    label,
+    kind: 'node-http',
+    ports: [NODE_HTTP_PORT, NODE_HTTP_PORT],
+    prefix: '/m/node-http-bench',
+    pids: [child.pid],
+    child,
+    info: {},
+  };
+}
+
+// ---------- mockyard ----------
+function mockyardStartProblem() {
+  if (!fs.existsSync(path.join(MOCKYARD_DIR, 'scripts', 'start.mjs'))) return `no scripts/start.mjs in ${MOCKYARD_DIR}`;
+  if (!fs.existsSync(path.join(MOCKYARD_DIR, 'node_modules'))) return `no node_modules in ${MOCKYARD_DIR} (run npm ci)`;
+  return null;
+}
+async function startMockyard(name, port, databaseUrl) {
+  if (await portInUse(port)) throw new Error(`port ${port} already in use`);
+  const child = startProc(name, process.execPath, [path.join(MOCKYARD_DIR, 'scripts', 'start.mjs')], {
+    cwd: MOCKYARD_DIR,
+    extraEnv: { PORT: String(port), HOST, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+  });
+  try {
+    const ms = await waitHealthy(child, port);
+    log(`${name} healthy in ${ms} ms on port ${port}`);
+    return { child, ms };
+  } catch (e) {
+    await stopProc(child);
+    throw e;
+  }
+}
+async function register(port) {
+  const email = `bench-${Date.now()}-${randomBytes(3).toString('hex')}@example.com`;
+  const reg = await api(port, 'POST', '/api/auth/register', { email, password: 'bench-password-1' }, undefined, 201);
+  if (!reg.json?.token) throw new SetupError(`POST /api/auth/register -> 201 without token: ${reg.text.slice(0, 300)}`);
+  return reg.json.token;
+}
+async function createProject(port, token, name) {
+  const p = await api(port, 'POST', '/api/projects', { name }, token, 201);
+  if (!p.json?.id) throw new SetupError(`POST /api/projects -> 201 without id: ${p.text.slice(0, 300)}`);
+  return p.json.id;
+}
+// One endpoint and its rules; returns { endpointId, ruleId (the last rule's) }.
+async function createEndpoint(port, token, projectId, def) {
+  const base = `/api/projects/${encodeURIComponent(projectId)}/endpoints`;
+  const ep = await api(port, 'POST', base, def.endpoint, token, 201);
+  if (!ep.json?.id) throw new SetupError(`POST ${base} -> 201 without id: ${ep.text.slice(0, 300)}`);
+  let ruleId = null;
+  for (const rule of def.rules) {
+    const r = await api(port, 'POST', `${base}/${encodeURIComponent(ep.json.id)}/rules`, rule, token, 201);
+    ruleId = r.json?.id ?? null;
+  }
+  return { endpointId: ep.json.id, ruleId };
+}
+// S6: S6_PROJECTS projects in the store in all (counting the bench project), the S6 project with
+// S6_ENDPOINTS endpoints, /api/users created last; every other new project gets one GET /api/users endpoint.
+async function setupS6(port, token, existingProjects) {
+  const t0 = Date.now();
+  let requests = 0;
+  const projectId = await createProject(port, token, 'bench-S6-big');
+  requests++;
+  const methods = ['GET', 'POST', 'PUT', 'DELETE'];
+  const defs = [];
+  for (let i = 0; defs.length < S6_ENDPOINTS - 1; i++) {
+    const res = `/api/r${i}`;
+    defs.push({ method: methods[i % 4], path: `${res}/items`, statusCode: 200, responseBody: `{"r":${i}}` });
+    if (defs.length < S6_ENDPOINTS - 1)
+      defs.push({
+        method: 'GET',
+        path: `${res}/items/:id`,
+        statusCode: 200,
+        responseBody: `{"r":${i},"id":"{{request.params.id}}"}`,
+      });
+  }
+  defs.push(SCENARIOS.S1.def.endpoint);
+  let lastProgress = Date.now();
+  const base = `/api/projects/${encodeURIComponent(projectId)}/endpoints`;
+  await pool(defs, SETUP_CONCURRENCY, async (d) => {
+    await api(port, 'POST', base, d, token, 201);
+    requests++;
+    if (Date.now() - lastProgress > 10_000) {
+      lastProgress = Date.now();
+      log(`S6 setup: ${requests} requests so far`);
+    }
+  });
+  const endpointsDone = Date.now();
+  const others = Math.max(0, S6_PROJECTS - existingProjects - 1);
+  await pool(
+    Array.from({ length: others }, (_, i) => i),
+    SETUP_CONCURRENCY,
+    async (i) => {
+      const pid = await createProject(port, token, `bench-filler-${i}`);
+      await api(
+        port,
+        'POST',
+        `/api/projects/${encodeURIComponent(pid)}/endpoints`,
+        SCENARIOS.S1.def.endpoint,
+        token,
+        201,
+      );
+      requests += 2;
+      if (Date.now() - lastProgress > 10_000) {
+        lastProgress = Date.now();
+        log(`S6 setup: ${requests} requests so far`);
+      }
+    },
+  );
+  const s = (Date.now() - t0) / 1000;
+  const list = await api(port, 'GET', '/api/projects', undefined, token, 200);
+  const count = Array.isArray(list.json) ? list.json.length : `not an array: ${list.text.slice(0, 100)}`;
+  const epS = (endpointsDone - t0) / 1000;
+  return {
+    projectId,
+    text:
+      `S6 setup: ${S6_ENDPOINTS} endpoints in one project (${round1(epS)} s, ${Math.round(S6_ENDPOINTS / epS)}/s), ` +
+      `then ${others} more projects with one endpoint each; ${requests} API requests, ${SETUP_CONCURRENCY} in flight, ` +
+      `${round1(s)} s in all (${Math.round(requests / s)} req/s); GET /api/projects lists ${count} projects`,
+  };
+}
+
+async function benchMockyard(ids, nodeT, results, notes, meta) {
+  const label = 'mockyard';
+  // Without Mockyard the node-http rows are still measured. Rows and ratio lines get the short reason,
+  // the notes keep all of it.
+  const failAll = async (short, detail = '') => {
+    notes.push(`mockyard: ${short}${detail ? `: ${detail}` : ''}`);
+    log(`mockyard: ${short}${detail ? `: ${detail}` : ''}`);
+    for (const id of ids) await runPair(id, [nodeT, { label, error: short }], results);
+  };
+  const problem = mockyardStartProblem();
+  if (problem) return failAll(`not available: ${problem}`);
+  const dbDir = fs.mkdtempSync(path.join(WORK, 'sqlite-'));
+  let proc = null;
+  try {
+    try {
+      proc = await startMockyard('mockyard', MOCKYARD_PORT, `sqlite:${path.join(dbDir, 'bench.db')}`);
+    } catch (e) {
+      return await failAll('not available: failed to start (see notes)', e.message);
+    }
+    meta.mockyard_startup_ms = proc.ms;
+    const pids = [proc.child.pid];
+    const port = MOCKYARD_PORT;
+    let token;
+    let projectId;
+    try {
+      token = await register(port);
+      projectId = await createProject(port, token, 'bench');
+    } catch (e) {
+      return await failAll('setup over the API failed (see notes)', e.message);
+    }
+    const infos = {};
+    for (const id of ids.filter((x) => SCENARIOS[x].def)) {
+      try {
+        infos[id] = await createEndpoint(port, token, projectId, SCENARIOS[id].def);
+      } catch (e) {
+        infos[id] = { error: `setup failed: ${e.message}` };
+        log(`mockyard ${id}: ${infos[id].error}`);
+      }
+    }
+    await sleep(300);
+    notes.push(`mockyard (SQLite): healthy ${proc.ms} ms after start; RSS after the small setup ${rssMB(pids)} MB`);
+    const base = { label, kind: 'mockyard', ports: [port, port], pids, token };
+    for (const id of ids.filter((x) => x !== 'S6')) {
+      const my = infos[id].error
+        ? { label, error: infos[id].error }
+        : { ...base, prefix: `/m/${encodeURIComponent(projectId)}`, info: infos[id], projectId };
+      await runPair(id, [nodeT, my], results);
+    }
+    if (ids.includes('S6')) {
+      const rssBefore = rssMB(pids);
+      log(`S6 setup: ${S6_ENDPOINTS} endpoints, ${S6_PROJECTS} projects over the API...`);
+      let my;
+      let s6;
+      try {
+        s6 = await setupS6(port, token, 1);
+        log(s6.text);
+        my = { ...base, prefix: `/m/${encodeURIComponent(s6.projectId)}`, info: {}, projectId: s6.projectId };
+      } catch (e) {
+        my = { label, error: `setup failed: ${e.message}` };
+        log(`mockyard S6: ${my.error}`);
+      }
+      const rssAfterSetup = rssMB(pids);
+      await runPair('S6', [nodeT, my], results);
+      if (s6) {
+        meta.rss_after_s6_mb = rssMB(pids);
+        notes.push(
+          `${s6.text}. Mockyard RSS: ${rssBefore} MB before the S6 setup, ${rssAfterSetup} MB after it, ` +
+            `${meta.rss_after_s6_mb} MB after the S6 load`,
+        );
+      }
+    }
+  } finally {
+    if (proc) await stopProc(proc.child);
+    serverLogNote(notes, 'mockyard', path.join(LOG_DIR, 'mockyard.log'));
+    if (!KEEP_TMP) fs.rmSync(dbDir, { recursive: true, force: true });
+  }
+}
+function serverLogNote(notes, name, file) {
+  let lines = [];
+  try {
+    lines = fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim());
+  } catch {
+    return;
+  }
+  // npm/start.mjs banners are not pino lines; count pino warn+ lines (level >= 40) and anything unparsable.
+  const odd = lines.filter((l) => {
+    try {
+      return (JSON.parse(l).level ?? 40) >= 40;
+    } catch {
+      return true;
+    }
+  });
+  if (odd.length)
+    notes.push(
+      `${name} log (${file}): ${odd.length} line(s) at warn or above / not pino, first: ${odd
+        .slice(0, 3)
+        .map((l) => l.slice(0, 300))
+        .join(' / ')}`,
+    );
+}
+
+// ---------- S4-pg: two Mockyard processes on one fresh PostgreSQL database ----------
+let pgDrop = null; // async () => drops the database created for S4-pg
+async function benchPg(nodeT, results, notes) {
+  const label = 'mockyard ×2 (pg)';
+  const fail = (why) => {
+    notes.push(`S4-pg: ${why}`);
+    log(`mockyard S4-pg: ${why}`);
+    return runPair('S4-pg', [nodeT, { label, error: why }], results);
+  };
+  if (!PG_URL) return fail('set PG_URL (or TEST_DATABASE_URL) to a PostgreSQL URL to run it');
+  const problem = mockyardStartProblem();
+  if (problem) return fail(`not available: ${problem}`);
+  const pg = requireFromRoot('pg');
+  const dbName = `mockyard_bench_${randomBytes(4).toString('hex')}`;
+  const admin = async (sql) => {
+    const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 10_000 });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  try {
+    await admin(`CREATE DATABASE "${dbName}"`);
+  } catch (e) {
+    return fail(`could not create database ${dbName} via ${redact(PG_URL)}: ${e.message}`);
+  }
+  pgDrop = async () => {
+    pgDrop = null;
+    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    log(`dropped database ${dbName}`);
+  };
+  const url = new URL(PG_URL);
+  url.pathname = `/${dbName}`;
+  const procs = [];
+  try {
+    try {
+      // the first process creates the schema; the second starts once it is healthy
+      procs.push(await startMockyard('mockyard-pg-a', MOCKYARD_PORT, url.toString()));
+      procs.push(await startMockyard('mockyard-pg-b', MOCKYARD_PORT + 1, url.toString()));
+    } catch (e) {
+      return await fail(`not available: failed to start on PostgreSQL: ${e.message}`);
+    }
+    const ports = [MOCKYARD_PORT, MOCKYARD_PORT + 1];
+    let token;
+    let projectId;
+    let info;
+    try {
+      token = await register(ports[0]);
+      projectId = await createProject(ports[0], token, 'bench-pg');
+      info = await createEndpoint(ports[0], token, projectId, SCENARIOS['S4-pg'].def);
+    } catch (e) {
+      return await fail(`setup failed: ${e.message}`);
+    }
+    await sleep(1200); // a management change reaches every other process within 1 s (CONTRACT §6)
+    const pids = procs.map((p) => p.child.pid);
+    const my = {
+      label,
+      kind: 'mockyard',
+      ports,
+      prefix: `/m/${encodeURIComponent(projectId)}`,
+      pids,
+      info,
+      token,
+      projectId,
+    };
+    await runPair('S4-pg', [nodeT, my], results);
+    notes.push(
+      `S4-pg: two Mockyard processes (ports ${ports.join(', ')}) on a fresh database ${dbName} of ${redact(PG_URL)}, ` +
+        `both pinned to CPU ${PIN ? SERVER_CPUS : '(none)'}; PostgreSQL itself is not pinned and its CPU counts as "other". ` +
+        `Two autocannon instances of ${Math.ceil(CONNECTIONS / 2)} connections each run at once (one per process; ` +
+        'node-http gets the same two instances on its one process): req/s is their sum, p50/p99 the worse of the two.',
+    );
+  } finally {
+    for (const p of procs) await stopProc(p.child);
+    serverLogNote(notes, 'mockyard-pg-a', path.join(LOG_DIR, 'mockyard-pg-a.log'));
+    serverLogNote(notes, 'mockyard-pg-b', path.join(LOG_DIR, 'mockyard-pg-b.log'));
+    if (pgDrop) await pgDrop().catch((e) => notes.push(`S4-pg: could not drop database ${dbName}: ${e.message}`));
+  }
+}
+function redact(u) {
+  try {
+    const x = new URL(u);
+    if (x.password) x.password = '***';
+    return x.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+// ---------- report ----------
+function cpuModel() {
+  try {
+    return (
+      /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() || os.cpus()[0]?.model || '?'
+    );
+  } catch {
+    return os.cpus()[0]?.model || '?';
+  }
+}
+function gitRev() {
+  try {
+    const rev = execFileSync('git', ['-C', MOCKYARD_DIR, 'rev-parse', '--short', 'HEAD'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
+    const dirty = execFileSync('git', ['-C', MOCKYARD_DIR, 'status', '--porcelain', '--', 'src', 'scripts'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
+    return `${rev}${dirty ? ' (src/ or scripts/ modified)' : ''}`;
+  } catch {
+    return '?';
+  }
+}
+function commandLine() {
+  const knobs = [
+    'SCENARIOS',
+    'CONNECTIONS',
+    'WARMUP',
+    'DURATION',
+    'RUNS',
+    'PIN',
+    'SERVER_CPUS',
+    'LOADGEN_CPUS',
+    'WRITE_RESULTS',
+    'S6_PROJECTS',
+    'S6_ENDPOINTS',
+    'SETUP_CONCURRENCY',
+    'EXACT_N',
+    'NODE_HTTP_PORT',
+    'MOCKYARD_PORT',
+    'MOCKYARD_DIR',
+  ];
+  const set = knobs.filter((k) => env[k] !== undefined && env[k] !== '').map((k) => `${k}=${env[k]}`);
+  if (env.PG_URL) set.push(`PG_URL=${redact(env.PG_URL)}`);
+  else if (env.TEST_DATABASE_URL) set.push(`TEST_DATABASE_URL=${redact(env.TEST_DATABASE_URL)}`);
+  return [...set, env.npm_lifecycle_event === 'bench' ? 'npm run bench' : 'node bench/run.mjs'].join(' ');
+}
+const cell = (s) =>
+  String(s)
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ');
+function ratios(results) {
+  const out = {};
+  for (const id of SELECTED) {
+    const m = results.find((r) => r.id === id && r.server !== 'node-http');
+    const b = results.find((r) => r.id === id && r.server === 'node-http');
+    if (!m || m.error) out[id] = { value: null, why: m?.error || 'not run' };
+    else if (!b || b.error || !b.req_per_sec) out[id] = { value: null, why: 'no node-http baseline in this run' };
+    else out[id] = { value: m.req_per_sec / b.req_per_sec };
+  }
+  return out;
+}
+function markdown(meta, results, notes) {
+  const L = [];
+  L.push(`# Mockyard benchmark (${meta.date})`, '');
+  L.push(`- Command: \`${meta.command}\``);
+  L.push(`- Mockyard: git ${meta.git}; node ${meta.node}; autocannon ${meta.autocannon}`);
+  L.push(`- Host: ${meta.cpus} x ${meta.cpu_model}, ${meta.mem_gb} GB RAM, ${meta.os}`);
+  L.push(
+    `- Load: ${CONNECTIONS} connections, ${WARMUP} s warm-up then ${RUNS} x ${DURATION} s measured per scenario${RUNS > 1 ? ' (median run by req/s shown)' : ''}; ` +
+      `one server at a time on ${HOST}; ${PIN ? `servers pinned to CPU ${SERVER_CPUS}, driver (autocannon) to CPU ${LOADGEN_CPUS}` : 'no CPU pinning'}`,
+  );
+  L.push('');
+  L.push(
+    '| Scenario | Server | req/s | vs node-http | p50 ms | p99 ms | errors / timeouts / non-2xx | RSS after (MB) | server CPU % | driver CPU % | other CPU % | bytes/resp |',
+  );
+  L.push('|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|');
+  const r = ratios(results);
+  for (const id of SELECTED) {
+    for (const row of results.filter((x) => x.id === id)) {
+      const name = `${id} ${SCENARIOS[id].title}`;
+      if (row.error) {
+        L.push(`| ${name} | ${row.server} | n/a: ${cell(row.error)} | | | | | | | | | |`);
+        continue;
+      }
+      const runs = row.runs.length > 1 ? ` (${row.runs.map((x) => x.req_per_sec).join(', ')})` : '';
+      const ratio = row.server === 'node-http' ? '1.00' : r[id].value == null ? '-' : r[id].value.toFixed(2);
+      L.push(
+        `| ${name} | ${row.server} | ${row.req_per_sec}${runs} | ${ratio} | ${row.p50_ms} | ${row.p99_ms} | ${row.errors} / ${row.timeouts} / ${row.non2xx} | ` +
+          `${row.rss_after_mb} | ${row.server_cpu_pct} | ${row.loadgen_cpu_pct} | ${row.other_cpu_pct} | ${row.bytes_per_resp} |`,
+      );
+    }
+  }
+  L.push('');
+  L.push(
+    '"vs node-http" = Mockyard req/s / node-http req/s for the same scenario, this run. RSS is the server process tree right after the measured period. ' +
+      'Driver CPU % near 100 means autocannon, not the server, was the limit (true for node-http: its ratios understate the gap). ' +
+      'Other CPU % is CPU used by unrelated processes during the measured period (should be ~0).',
+  );
+  L.push('', 'Checks and notes:', '');
+  for (const row of results) if (row.after) L.push(`- ${row.server} ${row.id}: ${row.after}`);
+  for (const row of results) {
+    if (!row.error && (row.errors || row.timeouts || row.non2xx)) {
+      L.push(
+        `- ${row.server} ${row.id}: ${row.errors} errors, ${row.timeouts} timeouts, ${row.non2xx} non-2xx (status counts ${JSON.stringify(row.status_codes)})`,
+      );
+    }
+    if (!row.error && row.other_cpu_pct > 2 * QUIET_MAX_PCT)
+      L.push(`- ${row.server} ${row.id}: other processes used ${row.other_cpu_pct}% of a core: noisy`);
+  }
+  for (const n of notes) L.push(`- ${n}`);
+  L.push('', '```', ...summaryLines(results), '```', '');
+  return L.join('\n');
+}
+function summaryLines(results) {
+  const r = ratios(results);
+  const lines = [];
+  if (SELECTED.includes('S6') && results.find((x) => x.id === 'S6' && x.server !== 'node-http' && !x.error)) {
+    const s6 = results.find((x) => x.id === 'S6' && x.server !== 'node-http');
+    lines.push(`mockyard RSS after S6 = ${s6.rss_after_mb} MB`);
+  }
+  for (const id of SELECTED)
+    lines.push(
+      `${id} mockyard/node-http = ${r[id].value == null ? `n/a (${r[id].why.length > 160 ? `${r[id].why.slice(0, 160)}…` : r[id].why})` : r[id].value.toFixed(2)}`,
+    );
+  lines.push(
+    `ratio ${SELECTED.map((id) => `${id}=${r[id].value == null ? 'n/a' : r[id].value.toFixed(2)}`).join(' ')}`,
+  );
+  return lines;
+}
+
+// ---------- main ----------
+async function cleanupAndExit(code) {
+  killAllSync();
+  if (pgDrop) await Promise.race([pgDrop().catch(() => {}), sleep(5000)]);
+  if (!KEEP_TMP) {
+    for (const d of fs.readdirSync(WORK))
+      if (d !== 'logs') fs.rmSync(path.join(WORK, d), { recursive: true, force: true });
+  }
+  process.exit(code);
+}
+process.on('exit', killAllSync);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    log(`got ${sig}, stopping every server started`);
+    cleanupAndExit(130);
+  });
+}
+setTimeout(() => {
+  log(`MAX_TOTAL_S=${MAX_TOTAL_S} reached, stopping`);
+  cleanupAndExit(3);
+}, MAX_TOTAL_S * 1000).unref();
+
+async function main() {
+  const meta = {
+    date: new Date().toISOString(),
+    command: commandLine(),
+    git: gitRev(),
+    node: process.version,
+    autocannon: requireFromRoot('autocannon/package.json').version,
+    cpus: os.cpus().length,
+    cpu_model: cpuModel(),
+    mem_gb: round1(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()}`,
+  };
+  log(
+    `scenarios: ${SELECTED.join(', ')}; ${CONNECTIONS} connections, warm-up ${WARMUP} s, ${RUNS} x ${DURATION} s; pin: ${PIN}; logs in ${LOG_DIR}`,
+  );
+  const results = [];
+  const notes = [];
+  const nodeT = await startNodeHttp(notes);
+  try {
+    const sqliteIds = SELECTED.filter((id) => id !== 'S4-pg');
+    if (sqliteIds.length) await benchMockyard(sqliteIds, nodeT, results, notes, meta);
+    if (SELECTED.includes('S4-pg')) await benchPg(nodeT, results, notes);
+  } finally {
+    if (nodeT.child) await stopProc(nodeT.child);
+  }
+  if (children.size) {
+    log(`WARNING: still running: ${[...children].map((c) => c.pid).join(',')}, killing`);
+    killAllSync();
+  }
+  const md = markdown(meta, results, notes);
+  fs.writeFileSync(path.join(WORK, 'results.json'), `${JSON.stringify({ meta, results, notes }, null, 2)}\n`);
+  console.log(`\n${md}`);
+  if (WRITE_RESULTS) {
+    fs.writeFileSync(path.join(HERE, 'RESULTS.md'), md);
+    log(`wrote ${path.join(HERE, 'RESULTS.md')}`);
+  }
+  log(`raw results: ${path.join(WORK, 'results.json')}; server logs: ${LOG_DIR}`);
+  console.log(`\n${summaryLines(results).join('\n')}`);
+  const failed = results.some((r) => r.error || r.after_ok === false || r.errors || r.timeouts || r.non2xx);
+  await cleanupAndExit(failed ? 1 : 0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  cleanupAndExit(1);
+});
