@@ -22,6 +22,14 @@ export interface Config {
   authRatePerMinute: number;
   /** Where the built dashboard lives (served at /). */
   webDir: string | null;
+  /** Time a client has to send the request headers (slow-loris guard), ms. */
+  headersTimeoutMs: number;
+  /** Time a client has to send the whole request (headers and body), ms. */
+  requestTimeoutMs: number;
+  /** Idle time after which a keep-alive connection is closed, ms. */
+  keepAliveTimeoutMs: number;
+  /** Outbound requests (HTTP Request actions, fallback proxy) in flight at once in this process. */
+  maxEgressInFlight: number;
 }
 
 export class ConfigError extends Error {}
@@ -43,7 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const hours = Number(env.SESSION_TTL_HOURS ?? 720);
   if (!Number.isFinite(hours) || hours <= 0) throw new ConfigError('SESSION_TTL_HOURS must be a positive number');
-  return {
+  const config: Config = {
     port: int(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
     databaseUrl,
@@ -60,5 +68,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxEndpointsPerProject: int(env, 'MOCKYARD_MAX_ENDPOINTS', 20_000, 1, 1_000_000),
     authRatePerMinute: int(env, 'MOCKYARD_AUTH_RATE_LIMIT', 30, 1, 1_000_000),
     webDir: env.MOCKYARD_WEB_DIR ?? null,
+    headersTimeoutMs: int(env, 'MOCKYARD_HEADERS_TIMEOUT_MS', 20_000, 100, 600_000),
+    requestTimeoutMs: int(env, 'MOCKYARD_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    keepAliveTimeoutMs: int(env, 'MOCKYARD_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    maxEgressInFlight: int(env, 'MOCKYARD_MAX_EGRESS_IN_FLIGHT', 64, 1, 100_000),
   };
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    throw new ConfigError('MOCKYARD_HEADERS_TIMEOUT_MS must not exceed MOCKYARD_REQUEST_TIMEOUT_MS');
+  }
+  return config;
 }

@@ -11,7 +11,7 @@ import pino, { type Logger } from 'pino';
 import { buildApp } from './api/app.js';
 import type { Config } from './config.js';
 import { createEgress } from './runtime/egress.js';
-import { Engine } from './runtime/engine.js';
+import { Engine, limitEgress } from './runtime/engine.js';
 import { createMockHandler } from './runtime/mock-server.js';
 import { RequestLog } from './runtime/request-log.js';
 import { ChangeFeed } from './store/change-feed.js';
@@ -47,7 +47,8 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
       },
     });
   const store = await Store.open(config.databaseUrl);
-  const egress = createEgress({ allowTargets: config.allowTargets });
+  // one bound for every outbound request of this process (actions and the fallback proxy)
+  const egress = limitEgress(createEgress({ allowTargets: config.allowTargets }), config.maxEgressInFlight);
   const requestLog = new RequestLog(store, log, {
     keepPerProject: config.requestLogKeep,
     shared: store.dialect === 'postgres',
@@ -67,6 +68,8 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
   const mock = createMockHandler({ engine, egress, requestLog, log });
 
   let server!: http.Server;
+  const requestTimeout = config.requestTimeoutMs;
+  const headersTimeout = Math.min(config.headersTimeoutMs, requestTimeout);
   const app = await buildApp({
     config,
     store,
@@ -78,10 +81,13 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
       server = http.createServer(
         {
           // slow clients are cut off (docs/limits.md)
-          headersTimeout: 20_000,
-          requestTimeout: 120_000,
-          keepAliveTimeout: 5_000,
+          headersTimeout,
+          requestTimeout,
+          keepAliveTimeout: config.keepAliveTimeoutMs,
           maxHeaderSize: 32 * 1024,
+          // how often the two timeouts above are checked (Node's default, 30 s, would let a
+          // slow-loris client hold a socket for up to headersTimeout + 30 s)
+          connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))),
         },
         (req, res) => {
           const url = req.url;

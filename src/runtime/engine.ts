@@ -18,6 +18,31 @@ export const ACTION_BUDGET_MS = 10_000;
 /** A webhook that reaches this service again more than this many times is refused. */
 export const MAX_HOPS = 3;
 
+/**
+ * Bounds the outbound requests in flight at once (HTTP Request actions and the fallback proxy share
+ * it). Past the bound a request fails at once with a network error instead of queueing: a rule that
+ * fans out to a slow target cannot pile up sockets and memory, and the action's onError decides what
+ * happens next, as for any other failed call.
+ */
+export function limitEgress(inner: Egress, maxInFlight: number): Egress & { inFlight(): number } {
+  let inFlight = 0;
+  return {
+    async request(req) {
+      if (inFlight >= maxInFlight) {
+        throw new EgressError('network', `busy: ${maxInFlight} outbound requests already in flight`);
+      }
+      inFlight++;
+      try {
+        return await inner.request(req);
+      } finally {
+        inFlight--;
+      }
+    },
+    close: () => inner.close(),
+    inFlight: () => inFlight,
+  };
+}
+
 export type Outcome =
   | { kind: 'step'; ruleId: string; step: CompiledStep }
   | { kind: 'default' }
