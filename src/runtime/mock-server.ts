@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { RequestLogEntry } from '../domain/model.js';
 import { AppError, errorBody } from '../errors.js';
-import { newId } from '../store/ids.js';
+import { newSeqId } from '../store/ids.js';
 import type { CompiledEndpoint, CompiledStep } from './compile.js';
 import { MockContext, MockRequestView } from './context.js';
 import { type Egress, EgressError, HOP_HEADER } from './egress.js';
@@ -140,7 +140,7 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     const match = project.router.match(method, path);
     const session = headers[SESSION_HEADER]?.slice(0, 200) ?? '';
     const entry: RequestLogEntry = {
-      id: newId(),
+      id: newSeqId(),
       at: new Date().toISOString(),
       method,
       path,

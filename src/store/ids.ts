@@ -5,3 +5,12 @@ export const newId = (): string => randomBytes(16).toString('base64url');
 
 /** Current time as the ISO 8601 UTC string records carry. */
 export const nowIso = (): string => new Date().toISOString();
+
+const prefix = randomBytes(6).toString('base64url');
+let counter = 0;
+
+/**
+ * A cheap unique id for high-volume records (request-log entries): a random per-process prefix
+ * and a counter. Unique across processes, not secret.
+ */
+export const newSeqId = (): string => `${prefix}${(counter++).toString(36)}`;

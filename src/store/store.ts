@@ -146,15 +146,26 @@ export class Store extends EventEmitter {
       const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
       store = new Store('sqlite', db, sqlite, null);
     } else {
+      // Sized for a 2-core host: one event loop keeps a handful of short statements in flight, and
+      // PostgreSQL on two cores gains nothing from more concurrent backends; several processes
+      // (8 each, plus one LISTEN connection) stay far below the server's default max_connections.
+      // Storage updates hold a connection while they wait for their endpoint's lock, so they are
+      // queued per endpoint in the process first (see pgUpdateStorage).
       const pool = new pg.Pool({
         connectionString: url,
         max: 8,
         connectionTimeoutMillis: 5000,
         idleTimeoutMillis: 30_000,
+        keepAlive: true,
+        // a transaction left open by a vanished client must not hold its locks for long
+        idle_in_transaction_session_timeout: 10_000,
       });
       pool.on('error', () => {
         /* a broken idle client is dropped by the pool; queries report their own errors */
       });
+      // A checked-out client whose connection breaks between two statements emits 'error' with no
+      // pool listener attached; without this the process would crash instead of answering 503.
+      pool.on('connect', (client) => client.on('error', () => {}));
       const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
       store = new Store('postgres', db, null, pool);
     }
@@ -172,12 +183,20 @@ export class Store extends EventEmitter {
     return this.pool;
   }
 
-  async ping(): Promise<boolean> {
+  /** Whether the database answers within `timeoutMs` (for /readyz: a hung database is not ready). */
+  async ping(timeoutMs = 2000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await sql`SELECT 1`.execute(this.db);
-      return true;
+      return await Promise.race([
+        sql`SELECT 1`.execute(this.db).then(() => true),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), timeoutMs);
+        }),
+      ]);
     } catch {
       return false;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -773,15 +792,44 @@ export class Store extends EventEmitter {
     return this.pgUpdateStorage(endpointId, session, write);
   }
 
-  private async pgUpdateStorage(
+  /** Tail of the queue of storage updates per endpoint and session in this process. */
+  private readonly storageQueues = new Map<string, Promise<unknown>>();
+
+  /**
+   * Updates of one endpoint's storage are queued in the process, so at most one pooled connection
+   * per endpoint waits for the cross-process advisory lock and a hot endpoint cannot take the
+   * whole pool from the rest of the traffic.
+   */
+  private pgUpdateStorage(
+    endpointId: string,
+    session: string,
+    write: (current: Map<string, string>) => [string, string][],
+  ): Promise<Map<string, string>> {
+    const key = `storage:${endpointId}:${session}`;
+    const before = this.storageQueues.get(key) ?? Promise.resolve();
+    const mine = before.then(
+      () => this.pgUpdateStorageLocked(key, endpointId, session, write),
+      () => this.pgUpdateStorageLocked(key, endpointId, session, write),
+    );
+    this.storageQueues.set(key, mine);
+    const forget = () => {
+      if (this.storageQueues.get(key) === mine) this.storageQueues.delete(key);
+    };
+    mine.then(forget, forget);
+    return mine;
+  }
+
+  private async pgUpdateStorageLocked(
+    key: string,
     endpointId: string,
     session: string,
     write: (current: Map<string, string>) => [string, string][],
   ): Promise<Map<string, string>> {
     const client = await this.pool!.connect();
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`storage:${endpointId}:${session}`]);
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
       const r = await client.query('SELECT name, value FROM storage WHERE endpoint_id = $1 AND session = $2', [
         endpointId,
         session,
@@ -799,10 +847,13 @@ export class Store extends EventEmitter {
       await client.query('COMMIT');
       return current;
     } catch (e) {
-      await client.query('ROLLBACK').catch(() => {});
+      // a client that cannot even roll back is discarded, not given back to the pool
+      await client.query('ROLLBACK').catch((err: Error) => {
+        broken = err;
+      });
       throw e;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 
@@ -811,13 +862,23 @@ export class Store extends EventEmitter {
 
   async appendLog(entries: { projectId: string; entry: RequestLogEntry }[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.db.transaction().execute(async (trx) => {
-      for (const { projectId, entry } of entries) {
-        await sql`INSERT INTO request_log (id, project_id, at, entry)
-          SELECT ${entry.id}, ${projectId}, ${entry.at}, ${JSON.stringify(entry)}
-          WHERE EXISTS (SELECT 1 FROM projects WHERE id = ${projectId})`.execute(trx);
-      }
-    });
+    if (this.hot) {
+      this.hot.appendLog(entries);
+      return;
+    }
+    // one statement for the whole batch; entries of a project deleted meanwhile are dropped
+    await this.pool!.query(
+      `INSERT INTO request_log (id, project_id, at, entry)
+       SELECT t.id, t.project_id, t.at, t.entry
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(id, project_id, at, entry, n)
+       WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = t.project_id) ORDER BY t.n`,
+      [
+        entries.map((e) => e.entry.id),
+        entries.map((e) => e.projectId),
+        entries.map((e) => e.entry.at),
+        entries.map((e) => JSON.stringify(e.entry)),
+      ],
+    );
   }
 
   /** Keeps the newest `keep` entries of a project. */
@@ -870,6 +931,8 @@ class SqliteHot {
   private readonly hitStmt: SqliteDatabase.Statement;
   private readonly readStmt: SqliteDatabase.Statement;
   private readonly upsertStmt: SqliteDatabase.Statement;
+  private readonly logStmt: SqliteDatabase.Statement;
+  readonly appendLog: (entries: { projectId: string; entry: RequestLogEntry }[]) => void;
   private readonly updateTx: (
     endpointId: string,
     session: string,
@@ -886,6 +949,15 @@ class SqliteHot {
       `INSERT INTO storage (endpoint_id, session, name, value, touched_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (endpoint_id, session, name) DO UPDATE SET value = excluded.value, touched_at = excluded.touched_at`,
     );
+    this.logStmt = db.prepare(
+      `INSERT INTO request_log (id, project_id, at, entry)
+       SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?)`,
+    );
+    this.appendLog = db.transaction((entries: { projectId: string; entry: RequestLogEntry }[]) => {
+      for (const { projectId, entry } of entries) {
+        this.logStmt.run(entry.id, projectId, entry.at, JSON.stringify(entry), projectId);
+      }
+    });
     this.updateTx = db.transaction((endpointId: string, session: string, write) => {
       const current = this.storage(endpointId, session);
       const now = Date.now();
