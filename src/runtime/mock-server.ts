@@ -188,15 +188,14 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     const ep = match.value;
     view.params = match.params;
     entry.endpointId = ep.endpoint.id;
-    const seed = headers[SEED_HEADER] ?? null;
-    const ctx = new MockContext(view, seed);
-    const hops = Number(headers[HOP_HEADER]) || 0;
-
     if (ep.rules.length === 0 && ep.defaultBytes !== null) {
       writeDefault(res, ep, ep.defaultBytes);
       finish(ep.endpoint.statusCode);
       return;
     }
+    const seed = headers[SEED_HEADER] ?? null;
+    const ctx = new MockContext(view, seed);
+    const hops = Number(headers[HOP_HEADER]) || 0;
 
     let ev: Evaluation;
     try {
