@@ -48,13 +48,25 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
     return503OnClosing: true,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: false } },
     routerOptions: { ignoreTrailingSlash: true },
+    // Fastify answers a bad URL or an over-long parameter with its own body; ours instead.
+    frameworkErrors: (err, req, reply) => {
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        reply
+          .code(404)
+          .type('application/json')
+          .send(errorBody(new AppError('not_found')));
+        return;
+      }
+      sendError(err, req, reply);
+    },
   }) as unknown as FastifyInstance<Server>;
 
   app.decorateRequest('user', null);
   app.decorateRequest('tokenHash', null);
 
-  // JSON bodies: our own parser, so broken JSON is `invalid_json` and an empty body is no body.
-  app.removeContentTypeParser(['application/json']);
+  // JSON bodies only (no text/plain): our own parser, so broken JSON is `invalid_json` and an
+  // empty body is no body; any other content type is a 415.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
