@@ -80,9 +80,13 @@ export async function request<T>(method: string, url: string, body?: unknown, si
   }
   if (!res.ok) {
     const e = (data as { error?: { code?: string; message?: string; details?: ErrorDetail[] } } | null)?.error;
-    const details = Array.isArray(e?.details)
+    let details = Array.isArray(e?.details)
       ? e.details.map((d) => ({ path: normalizePath(String(d.path ?? '')), message: String(d.message ?? '') }))
       : [];
+    // JSON-schema validators add generic lines for nullable unions ("must be null", "must match a schema
+    // in anyOf") beside the precise one; keep only the precise ones when there are any.
+    const generic = (m: string) => /must be null$|must match a schema in anyOf$/.test(m);
+    if (details.some((d) => !generic(d.message))) details = details.filter((d) => !generic(d.message));
     const err = new ApiError(res.status, e?.code ?? `http_${res.status}`, e?.message ?? `HTTP ${res.status}`, details);
     if (res.status === 401 && err.code === 'unauthorized') for (const fn of unauthorizedListeners) fn();
     throw err;

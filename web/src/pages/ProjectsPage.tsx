@@ -101,14 +101,13 @@ export function ProjectsPage() {
                     <Link href={paths.project(p.id)} className="project-name">
                       {p.name}
                     </Link>
-                    <span className="muted small">
-                      Created {formatDate(p.createdAt)} · <code>/m/{p.id}</code>
-                    </span>
+                    <span className="muted small">Created {formatDate(p.createdAt)}</span>
+                    <code className="small project-path">/m/{p.id}</code>
                   </div>
                   <div className="row-actions">
                     <Link
                       href={paths.requests(p.id)}
-                      className="btn btn-small btn-ghost"
+                      className="btn btn-small"
                       aria-label={`Live requests of ${p.name}`}
                     >
                       Live requests
