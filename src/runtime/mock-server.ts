@@ -128,7 +128,16 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
       return;
     }
 
-    const project = projectId ? await engine.project(projectId) : null;
+    let project: Awaited<ReturnType<Engine['project']>>;
+    try {
+      project = projectId ? await engine.project(projectId) : null;
+    } catch (err) {
+      // the project is not cached and the database does not answer
+      const unavailable = isUnavailable(err);
+      log.error({ err }, 'mock project could not be loaded');
+      sendError(res, unavailable ? 503 : 500, jsonError(unavailable ? 'unavailable' : 'internal'));
+      return;
+    }
     if (!project) {
       sendError(res, 404, jsonError('mock_not_found', 'No mock project with this id'));
       return;
@@ -266,11 +275,12 @@ export function isUnavailable(err: unknown): boolean {
       '08003',
       '08006',
       '08001',
+      '53300',
     ].includes(e.code ?? '')
   ) {
     return true;
   }
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|database is locked/i.test(
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not currently accepting connections|database is locked/i.test(
     e.message ?? '',
   );
 }

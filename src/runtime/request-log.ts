@@ -4,12 +4,20 @@
  * pressure the oldest unwritten entries are dropped (and counted), never user state.
  * With PostgreSQL, entries written by other processes are picked up by polling the log's
  * sequence while anyone is subscribed, so every process streams every process's traffic.
+ * Sequence numbers are taken at insert but become visible at commit, so two processes' batches
+ * can appear out of order: a gap below the highest number seen is polled again for a while
+ * (GAP_WAIT_MS) before it is taken for a rolled-back insert.
  */
 import type { Logger } from 'pino';
 import type { RequestLogEntry } from '../domain/model.js';
 import type { Store } from '../store/store.js';
 
 type Listener = (entry: RequestLogEntry) => void;
+
+/** How long a gap in the log's sequence is polled for a late commit. */
+const GAP_WAIT_MS = 5000;
+/** At most this many gaps are remembered (the oldest are given up first). */
+const MAX_GAPS = 2000;
 
 export interface RequestLogOptions {
   keepPerProject: number;
@@ -27,6 +35,8 @@ export class RequestLog {
   private timer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private lastSeq = 0;
+  /** sequence numbers below lastSeq not seen yet → when the gap was noticed */
+  private readonly gaps = new Map<number, number>();
   private readonly localIds = new Set<string>();
   dropped = 0;
 
@@ -127,15 +137,28 @@ export class RequestLog {
     try {
       if (this.stale) {
         this.lastSeq = await this.store.maxLogSeq();
+        this.gaps.clear();
         this.stale = false;
       }
+      const now = Date.now();
+      for (const [seq, since] of this.gaps) if (now - since > GAP_WAIT_MS) this.gaps.delete(seq);
       for (let i = 0; i < 10; i++) {
-        const rows = await this.store.logSince(this.lastSeq, 500);
+        const rows = await this.store.logSince(this.lastSeq, 500, i === 0 ? [...this.gaps.keys()] : []);
         for (const r of rows) {
-          this.lastSeq = Math.max(this.lastSeq, r.seq);
+          if (r.seq > this.lastSeq) {
+            for (let s = Math.max(this.lastSeq + 1, r.seq - MAX_GAPS); s < r.seq; s++) this.gaps.set(s, now);
+            this.lastSeq = r.seq;
+          } else if (!this.gaps.delete(r.seq)) {
+            continue;
+          }
           if (this.localIds.delete(r.entry.id)) continue;
           const subs = this.listeners.get(r.projectId);
           if (subs) for (const fn of subs) fn(r.entry);
+        }
+        while (this.gaps.size > MAX_GAPS) {
+          const first = this.gaps.keys().next().value;
+          if (first === undefined) break;
+          this.gaps.delete(first);
         }
         if (rows.length < 500) break;
       }

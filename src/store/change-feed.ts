@@ -38,39 +38,68 @@ export class ChangeFeed {
 
   async start(): Promise<void> {
     this.store.on('change', this.onLocal);
-    await this.connect().catch(() => this.reconnectLater());
+    await this.connect();
     this.timer = setInterval(() => void this.check(), this.opts.checkEveryMs ?? 1000);
     this.timer.unref();
   }
 
+  /**
+   * Opens the LISTEN connection. At most one attempt or connection exists at a time (`client`
+   * holds it from the start of the attempt), so a failure reported twice ('error' then 'end', or
+   * a rejected connect and an 'end') schedules one retry, never two listeners.
+   */
   private async connect(): Promise<void> {
-    if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.opts.databaseUrl });
-    client.on('error', () => this.reconnectLater());
-    client.on('end', () => this.reconnectLater());
+    if (this.closed || this.client) return;
+    const client = new pg.Client({
+      connectionString: this.opts.databaseUrl,
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+    });
+    this.client = client;
+    let failed = false;
+    const fail = (err?: unknown) => {
+      if (failed) return;
+      failed = true;
+      if (err) this.opts.log.debug({ err }, 'change feed connection lost');
+      client.removeAllListeners();
+      client.on('error', () => {});
+      client.end().catch(() => {});
+      if (this.client === client) this.client = null;
+      this.reconnectLater();
+    };
+    client.on('error', fail);
+    client.on('end', () => fail());
     client.on('notification', (n) => {
       const [origin, projectId] = (n.payload ?? '').split('|');
       if (origin !== this.origin && projectId) this.opts.invalidate(projectId);
     });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-    this.client = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (err) {
+      fail(err);
+      return;
+    }
+    if (failed) return;
+    if (this.closed) {
+      fail();
+      return;
+    }
     this.backoff = 100;
     // anything may have changed while we were not listening
     for (const id of this.opts.cachedVersions().keys()) this.opts.invalidate(id);
   }
 
+  private retry: NodeJS.Timeout | null = null;
   private reconnectLater(): void {
-    const old = this.client;
-    this.client = null;
-    old?.removeAllListeners('end');
-    old?.end().catch(() => {});
-    if (this.closed) return;
+    if (this.closed || this.retry) return;
     const wait = this.backoff;
     this.backoff = Math.min(this.backoff * 2, 5000);
-    setTimeout(() => {
-      if (!this.client) this.connect().catch(() => this.reconnectLater());
-    }, wait).unref();
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      void this.connect();
+    }, wait);
+    this.retry.unref();
   }
 
   private checking = false;
@@ -98,10 +127,12 @@ export class ChangeFeed {
     this.closed = true;
     this.store.off('change', this.onLocal);
     if (this.timer) clearInterval(this.timer);
+    if (this.retry) clearTimeout(this.retry);
     const c = this.client;
     this.client = null;
     if (c) {
-      c.removeAllListeners('end');
+      c.removeAllListeners();
+      c.on('error', () => {});
       await c.end().catch(() => {});
     }
   }

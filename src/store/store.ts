@@ -902,15 +902,21 @@ export class Store extends EventEmitter {
     return rows.map((r) => ({ ...(JSON.parse(r.entry) as RequestLogEntry), seq: Number(r.seq) }));
   }
 
-  /** Entries of any project newer than `afterSeq` (for cross-process streaming). */
+  /**
+   * Entries of any project newer than `afterSeq`, plus those with a sequence number in `alsoSeqs`
+   * (for cross-process streaming: gaps below `afterSeq` that a slower transaction may still fill).
+   */
   async logSince(
     afterSeq: number,
     limit: number,
+    alsoSeqs: number[] = [],
   ): Promise<{ seq: number; projectId: string; entry: RequestLogEntry }[]> {
     const rows = await this.db
       .selectFrom('request_log')
       .select(['seq', 'project_id', 'entry'])
-      .where('seq', '>', afterSeq)
+      .where((eb) =>
+        alsoSeqs.length > 0 ? eb.or([eb('seq', '>', afterSeq), eb('seq', 'in', alsoSeqs)]) : eb('seq', '>', afterSeq),
+      )
       .orderBy('seq')
       .limit(limit)
       .execute();
