@@ -115,3 +115,10 @@ export function formatDate(iso: string): string {
   if (Number.isNaN(d.getTime())) return iso;
   return d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 }
+
+export function formatMs(ms: number): string {
+  if (!Number.isFinite(ms)) return '—';
+  if (ms < 10) return `${ms.toFixed(1)} ms`;
+  if (ms < 10_000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(1)} s`;
+}

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../api';
 import { useAuth } from '../auth';
 import { ProjectHeader } from '../components/ProjectHeader';
-import { EmptyState, ErrorBanner, formatTime, MethodBadge, Spinner, StatusBadge } from '../components/ui';
+import { EmptyState, ErrorBanner, formatMs, formatTime, MethodBadge, Spinner, StatusBadge } from '../components/ui';
 import { useLoad } from '../hooks';
 import { Link, paths } from '../router';
 import { describeCondition } from '../rules/draft';
@@ -71,7 +71,7 @@ function Detail({
         <dt>Time</dt>
         <dd>{new Date(e.at).toLocaleString()}</dd>
         <dt>Duration</dt>
-        <dd>{e.durationMs} ms</dd>
+        <dd>{formatMs(e.durationMs)}</dd>
         <dt>Answered by</dt>
         <dd>
           <Outcome e={e} rulesById={rulesById} />
@@ -343,7 +343,7 @@ export function RequestsPage({ projectId }: { projectId: string }) {
                     <span className="rq-rule">
                       <Outcome e={e} rulesById={rulesById} />
                     </span>
-                    <span className="rq-ms muted small">{e.durationMs} ms</span>
+                    <span className="rq-ms muted small">{formatMs(e.durationMs)}</span>
                   </button>
                 </li>
               );

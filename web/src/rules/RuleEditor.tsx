@@ -355,8 +355,8 @@ function ActionCard({
               value={a.onError}
               onChange={(e) => set({ onError: e.target.value as ActionDraft['onError'] })}
             >
-              <option value="continue">Continue with the next action</option>
-              <option value="stop">Stop the remaining actions</option>
+              <option value="continue">Continue</option>
+              <option value="stop">Stop later actions</option>
             </select>
           )}
         </Field>

@@ -11,7 +11,7 @@ import { RuleEditor } from './RuleEditor';
 
 function SequenceState({ rule }: { rule: Rule }) {
   const steps = rule.response?.steps ?? [];
-  if (steps.length === 0) return <span className="muted">No response: actions only</span>;
+  if (steps.length === 0) return null;
   const at = Math.min(rule.state.step, steps.length - 1);
   const step = steps[at];
   return (
