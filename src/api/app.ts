@@ -11,7 +11,7 @@ import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerFactory, LogController } from 'fastify';
 import type { Logger } from 'pino';
-import { AppError, errorBody } from '../errors.js';
+import { AppError, errorBody, validationError } from '../errors.js';
 import { isUnavailable } from '../runtime/mock-server.js';
 import { authRoutes } from './auth-routes.js';
 import type { ApiDeps } from './context.js';
@@ -23,6 +23,8 @@ import { ruleRoutes } from './rule-routes.js';
 
 const PUBLIC = new Set(['/api/auth/register', '/api/auth/login', '/api/openapi.json', '/api/docs']);
 const BODY_LIMIT = 1024 * 1024;
+/** Record ids are base64url (src/store/ids.ts); a route parameter of another shape names nothing. */
+const ID_SHAPE = /^[A-Za-z0-9_-]{1,100}$/;
 
 export interface AppOptions extends ApiDeps {
   logger: Logger;
@@ -70,10 +72,40 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
   app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    let nul = false;
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      // NUL cannot be stored in a PostgreSQL text column; refuse it on both databases alike
+      parsed = JSON.parse(text, (key, value) => {
+        if (key.includes('\0') || (typeof value === 'string' && value.includes('\0'))) nul = true;
+        return value;
+      });
     } catch {
-      done(new AppError('invalid_json'), undefined);
+      return done(new AppError('invalid_json'), undefined);
+    }
+    if (nul) return done(validationError([{ path: '/', message: 'strings must not contain NUL (U+0000)' }]));
+    done(null, parsed);
+  });
+
+  // Ids are URL-safe tokens: anything else names no record (and never reaches the database, where
+  // e.g. a NUL would be an error rather than a miss). A NUL in a query value is a 400.
+  app.addHook('preValidation', async (req) => {
+    const params = req.params as Record<string, string> | undefined;
+    if (params) {
+      for (const [k, v] of Object.entries(params)) {
+        if ((k === 'id' || k.endsWith('Id')) && !ID_SHAPE.test(v)) throw new AppError('not_found');
+      }
+    }
+    const query = req.query as Record<string, unknown> | undefined;
+    if (query) {
+      for (const [k, v] of Object.entries(query)) {
+        if (
+          k.includes('\0') ||
+          (typeof v === 'string' && v.includes('\0')) ||
+          (Array.isArray(v) && v.join('').includes('\0'))
+        )
+          throw validationError([{ path: `/${k.replaceAll('\0', '')}`, message: 'must not contain NUL (U+0000)' }]);
+      }
     }
   });
 
