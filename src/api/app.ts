@@ -16,6 +16,7 @@ import { isUnavailable } from '../runtime/mock-server.js';
 import { authRoutes } from './auth-routes.js';
 import type { ApiDeps } from './context.js';
 import { sendError } from './errors.js';
+import { interopRoutes } from './interop-routes.js';
 import { logRoutes } from './log-routes.js';
 import { hashToken } from './passwords.js';
 import { projectRoutes } from './project-routes.js';
@@ -177,6 +178,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
   projectRoutes(app, opts);
   ruleRoutes(app, opts);
   logRoutes(app, opts);
+  interopRoutes(app, opts);
 
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/api/docs', { schema: { hide: true } }, async (_req, reply) => {

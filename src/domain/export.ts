@@ -1,0 +1,235 @@
+/**
+ * A whole project as one versioned JSON document (docs/interop.md), and back:
+ * `{mockyard: 1, exportedAt, project: {name, fallbackUrl}, endpoints: [{method, path, statusCode,
+ * responseBody, contentType, rules: [{name, priority, active, conditions, response, actions}]}],
+ * storage?: {"METHOD path": {name: value}}}`.
+ * Ids, timestamps and sequence positions are not part of it: an import is a new project whose
+ * sequences start at step 0. Import validates the whole document before writing anything (the JSON
+ * schema below, then validateEndpoint/validateRule on every record, duplicates, plan limits), and
+ * removes the half-made project if a write still fails.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import { AppError, type ErrorDetail, validationError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import type { Action, Condition, HttpMethod, Project, RuleResponse } from './model.js';
+import { EndpointBody, LIMITS, RuleBody } from './schemas.js';
+import { type EndpointInput, type RuleInput, validateEndpoint, validateProject, validateRule } from './validate.js';
+
+export const EXPORT_VERSION = 1;
+
+const ExportRuleSchema = Type.Omit(RuleBody, ['id', 'endpointId', 'state', 'createdAt', 'updatedAt']);
+const ExportEndpointSchema = Type.Composite(
+  [
+    Type.Omit(EndpointBody, ['id', 'projectId', 'createdAt', 'updatedAt', 'rules']),
+    Type.Object({ rules: Type.Optional(Type.Array(ExportRuleSchema, { maxItems: 1000 })) }),
+  ],
+  { additionalProperties: false },
+);
+
+/** The export document; also the body schema of POST /api/projects/import. */
+export const ExportDocumentSchema = Type.Object(
+  {
+    mockyard: Type.Literal(EXPORT_VERSION, { description: 'format version' }),
+    exportedAt: Type.Optional(Type.String({ maxLength: 64 })),
+    project: Type.Object(
+      {
+        name: Type.String({ maxLength: 1000 }),
+        fallbackUrl: Type.Optional(Type.Union([Type.String({ maxLength: LIMITS.urlLength }), Type.Null()])),
+      },
+      { additionalProperties: false },
+    ),
+    endpoints: Type.Array(ExportEndpointSchema),
+    storage: Type.Optional(
+      Type.Record(Type.String(), Type.Record(Type.String(), Type.String()), {
+        description: '"METHOD path" → stored variables of that endpoint',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export interface ExportedRule {
+  name: string;
+  priority: number;
+  active: boolean;
+  conditions: Condition[];
+  response: RuleResponse | null;
+  actions: Action[];
+}
+
+export interface ExportedEndpoint {
+  method: HttpMethod;
+  path: string;
+  statusCode: number;
+  responseBody: string;
+  contentType: string;
+  rules: ExportedRule[];
+}
+
+export interface ExportDocument {
+  mockyard: typeof EXPORT_VERSION;
+  exportedAt: string;
+  project: { name: string; fallbackUrl: string | null };
+  endpoints: ExportedEndpoint[];
+  storage?: Record<string, Record<string, string>>;
+}
+
+export const storageKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
+/** The caller's project as an export document (`storage`: include the endpoints' stored variables). */
+export async function exportProject(
+  store: Store,
+  ownerId: string,
+  projectId: string,
+  opts: { storage: boolean },
+): Promise<ExportDocument> {
+  const project = await store.requireProject(ownerId, projectId);
+  const endpoints = await store.listEndpoints(ownerId, projectId);
+  const doc: ExportDocument = {
+    mockyard: EXPORT_VERSION,
+    exportedAt: new Date().toISOString(),
+    project: { name: project.name, fallbackUrl: project.fallbackUrl },
+    endpoints: [],
+  };
+  const storage: Record<string, Record<string, string>> = {};
+  for (const e of endpoints) {
+    const rules = await store.listRules(ownerId, projectId, e.id);
+    doc.endpoints.push({
+      method: e.method,
+      path: e.path,
+      statusCode: e.statusCode,
+      responseBody: e.responseBody,
+      contentType: e.contentType,
+      rules: rules.map((r) => ({
+        name: r.name,
+        priority: r.priority,
+        active: r.active,
+        conditions: r.conditions,
+        response: r.response,
+        actions: r.actions,
+      })),
+    });
+    if (opts.storage) {
+      const values = await store.getStorage(ownerId, projectId, e.id, '');
+      if (Object.keys(values).length > 0) storage[storageKey(e.method, e.path)] = { ...values };
+    }
+  }
+  if (opts.storage) doc.storage = storage;
+  return doc;
+}
+
+export type ExportDocumentInput = Static<typeof ExportDocumentSchema>;
+
+interface CheckedImport {
+  name: string;
+  fallbackUrl: string | null;
+  endpoints: { input: EndpointInput; rules: RuleInput[]; storage: [string, string][] }[];
+}
+
+/** Runs `fn` and re-roots the details of a validation error it throws under `prefix`. */
+function under<T>(prefix: string, problems: ErrorDetail[], fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'validation_failed') {
+      for (const d of e.details ?? [{ path: '/', message: e.message }]) {
+        problems.push({ path: `${prefix}${d.path === '/' ? '' : d.path}`, message: d.message });
+      }
+      return undefined;
+    }
+    throw e;
+  }
+}
+
+export interface ImportLimits {
+  /** rules per endpoint of the caller's plan */
+  rulesPerEndpoint: number;
+  endpointsPerProject: number;
+}
+
+/**
+ * Semantic checks of a schema-valid document: every endpoint and rule as the API would check it,
+ * no two endpoints on one route, storage keys naming an endpoint of the document, the limits.
+ */
+export function checkImport(doc: ExportDocumentInput, nameOverride: string | undefined, limits: ImportLimits) {
+  const problems: ErrorDetail[] = [];
+  const project = under('/project', problems, () =>
+    validateProject({ name: doc.project.name, fallbackUrl: doc.project.fallbackUrl ?? null }, false),
+  );
+  let name = project?.name ?? '';
+  if (nameOverride !== undefined) {
+    const over = under('', problems, () => validateProject({ name: nameOverride }, true));
+    if (over?.name !== undefined) name = over.name;
+  }
+  const out: CheckedImport = { name, fallbackUrl: project?.fallbackUrl ?? null, endpoints: [] };
+  const routes = new Map<string, number>();
+  const byKey = new Map<string, number>();
+  doc.endpoints.forEach((e, i) => {
+    const { rules = [], ...fields } = e;
+    const input = under(`/endpoints/${i}`, problems, () => validateEndpoint(fields));
+    const checkedRules: RuleInput[] = [];
+    rules.forEach((r, j) => {
+      const rule = under(`/endpoints/${i}/rules/${j}`, problems, () => validateRule(r as Record<string, unknown>));
+      if (rule) checkedRules.push(rule);
+    });
+    if (!input) return;
+    const route = `${input.method} ${input.routeKey}`;
+    const first = routes.get(route);
+    if (first !== undefined) {
+      problems.push({
+        path: `/endpoints/${i}/path`,
+        message: `${input.method} ${input.path} is the same route as /endpoints/${first}`,
+      });
+    }
+    routes.set(route, i);
+    byKey.set(storageKey(input.method, input.path), i);
+    out.endpoints.push({ input, rules: checkedRules, storage: [] });
+  });
+  for (const [key, values] of Object.entries(doc.storage ?? {})) {
+    const sp = key.indexOf(' ');
+    const i = sp > 0 ? byKey.get(storageKey(key.slice(0, sp), key.slice(sp + 1))) : undefined;
+    if (i === undefined) {
+      problems.push({
+        path: `/storage/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`,
+        message: 'names no endpoint of this document ("METHOD path")',
+      });
+      continue;
+    }
+    out.endpoints[i]?.storage.push(...Object.entries(values));
+  }
+  if (problems.length > 0) throw validationError(problems);
+  if (doc.endpoints.length > limits.endpointsPerProject) {
+    throw new AppError('limit_exceeded', `At most ${limits.endpointsPerProject} endpoints per project`);
+  }
+  doc.endpoints.forEach((e, i) => {
+    const n = e.rules?.length ?? 0;
+    if (n > limits.rulesPerEndpoint) {
+      throw new AppError(
+        'plan_limit_exceeded',
+        `Your plan allows ${limits.rulesPerEndpoint} rules per endpoint; /endpoints/${i} (${e.method} ${e.path}) has ${n}`,
+      );
+    }
+  });
+  return out;
+}
+
+/** Writes a checked document as a new project of the caller; all or nothing. */
+export async function importProject(
+  store: Store,
+  ownerId: string,
+  checked: ReturnType<typeof checkImport>,
+  rulesPerEndpoint: number,
+): Promise<Project> {
+  const project = await store.createProject(ownerId, checked.name, checked.fallbackUrl);
+  try {
+    for (const e of checked.endpoints) {
+      const endpoint = await store.createEndpoint(ownerId, project.id, e.input);
+      for (const r of e.rules) await store.createRule(ownerId, project.id, endpoint.id, r, rulesPerEndpoint);
+      if (e.storage.length > 0) await store.hotUpdateStorage(endpoint.id, '', () => e.storage);
+    }
+  } catch (err) {
+    await store.deleteProject(ownerId, project.id).catch(() => {});
+    throw err;
+  }
+  return project;
+}

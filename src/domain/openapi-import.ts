@@ -1,0 +1,480 @@
+/**
+ * OpenAPI 3.0 / 3.1 → endpoint drafts (docs/interop.md). Three steps:
+ * 1. `loadOpenApiDocument` checks the version, validates the document with @readme/openapi-parser and
+ *    dereferences its internal `$ref`s, in a worker thread. External references (files, URLs) are never resolved: an
+ *    import must not read the server's disk or reach the network. They stay `$ref` objects and
+ *    generate nothing.
+ * 2. `planImport` (pure) turns every path + method into an endpoint draft: `{param}` → `:param`, the
+ *    status and body of the first 2xx response (its `example`, else the first of its `examples`, else a
+ *    value generated from its schema) and its content type (application/json preferred). Operations that
+ *    cannot become an endpoint are listed with a reason instead.
+ * 3. The route (src/api/interop-routes.ts) checks collisions and limits and writes the drafts.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { parse as parseYamlText } from 'yaml';
+import { type ErrorDetail, validationError } from '../errors.js';
+import { routeKey, validatePattern } from '../runtime/router.js';
+import { type HttpMethod, METHODS } from './model.js';
+import { LIMITS } from './schemas.js';
+
+type Json = Record<string, unknown>;
+
+export interface EndpointDraft {
+  method: HttpMethod;
+  /** the Mockyard pattern (`/pets/:id`) */
+  path: string;
+  routeKey: string;
+  statusCode: number;
+  responseBody: string;
+  contentType: string;
+  /** the path as written in the document (`/pets/{id}`) */
+  sourcePath: string;
+}
+
+export interface SkippedOperation {
+  method: string;
+  /** the path as written in the document */
+  path: string;
+  reason: string;
+}
+
+export interface ImportPlan {
+  endpoints: EndpointDraft[];
+  skipped: SkippedOperation[];
+}
+
+/** Path item keys that are operations, in the order the specification lists them. */
+const OPERATION_KEYS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// ------------------------------------------------------------------------------------------------
+// parsing and validation
+
+/** YAML text → data (YAML 1.2 core schema: plain data only, aliases capped). */
+export function parseYaml(text: string): unknown {
+  try {
+    return parseYamlText(text, { maxAliasCount: 100, uniqueKeys: true, prettyErrors: true });
+  } catch (e) {
+    const message = e instanceof Error ? e.message.split('\n')[0] : 'is not valid YAML';
+    throw validationError([{ path: '/', message: `the body is not valid YAML: ${message}` }]);
+  }
+}
+
+/** A validator error ("REQUIRED must have … \n\n > 3 | "info": {") → one short detail line. */
+function detailOf(message: string): ErrorDetail {
+  const lines = message.split('\n');
+  const first = lines[0].trim();
+  const near = lines.find((l) => /^>\s*\d+\s*\|/.test(l));
+  const where = near ? near.replace(/^>\s*\d+\s*\|\s*/, '').trim() : '';
+  return { path: '/', message: where ? `${first} (near: ${where.slice(0, 120)})` : first };
+}
+
+/**
+ * The parser runs in a worker thread: validating a document against the OpenAPI schema takes
+ * hundreds of milliseconds of synchronous work, which must not stall mock traffic on this process.
+ * One worker, started on first use, takes one document at a time; it is stopped after a minute
+ * without work, and replaced when a document takes longer than JOB_TIMEOUT_MS or exhausts its heap.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { validate, dereference } = require(workerData.lib);
+const options = { resolve: { external: false, file: false }, timeoutMs: 10000 };
+parentPort.on('message', async ({ id, doc }) => {
+  try {
+    const result = await validate(structuredClone(doc), options);
+    if (!result.valid) {
+      parentPort.postMessage({ id, ok: false, errors: result.errors.map((e) => String(e.message)), more: result.additionalErrors });
+      return;
+    }
+    parentPort.postMessage({ id, ok: true, doc: await dereference(doc, options) });
+  } catch (e) {
+    parentPort.postMessage({ id, ok: false, errors: [String((e && e.message) || e)], more: 0 });
+  }
+});
+`;
+const JOB_TIMEOUT_MS = 30_000;
+const IDLE_MS = 60_000;
+
+type WorkerAnswer = { id: number; ok: true; doc: Json } | { id: number; ok: false; errors: string[]; more: number };
+
+class ParserWorker {
+  private worker: Worker | null = null;
+  private idle: NodeJS.Timeout | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private nextId = 1;
+
+  run(doc: Json): Promise<WorkerAnswer> {
+    const job = this.queue.then(() => this.exec(doc));
+    this.queue = job.catch(() => {});
+    return job;
+  }
+
+  private start(): Worker {
+    const lib = createRequire(import.meta.url).resolve('@readme/openapi-parser');
+    const w = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { lib },
+      resourceLimits: { maxOldGenerationSizeMb: 256 },
+    });
+    w.unref();
+    w.on('error', () => {});
+    w.on('exit', () => {
+      if (this.worker === w) this.worker = null;
+    });
+    return w;
+  }
+
+  private stop(): void {
+    const w = this.worker;
+    this.worker = null;
+    void w?.terminate();
+  }
+
+  private exec(doc: Json): Promise<WorkerAnswer> {
+    if (this.idle) clearTimeout(this.idle);
+    this.worker ??= this.start();
+    const w = this.worker;
+    const id = this.nextId++;
+    return new Promise<WorkerAnswer>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        w.off('message', onMessage);
+        w.off('exit', onExit);
+        this.idle = setTimeout(() => this.stop(), IDLE_MS);
+        this.idle.unref();
+      };
+      const fail = (message: string) => {
+        done();
+        this.stop();
+        reject(validationError([{ path: '/', message }]));
+      };
+      const onMessage = (m: WorkerAnswer) => {
+        if (m.id !== id) return;
+        done();
+        resolve(m);
+      };
+      const onExit = () => fail('the document is too large or too complex to validate');
+      const timer = setTimeout(() => fail('the document took too long to validate'), JOB_TIMEOUT_MS);
+      w.on('message', onMessage);
+      w.on('exit', onExit);
+      try {
+        w.postMessage({ id, doc });
+      } catch {
+        fail('the document cannot be read as data');
+      }
+    });
+  }
+}
+
+const parser = new ParserWorker();
+
+/**
+ * Checks that `input` is an OpenAPI 3.0 or 3.1 document and answers it dereferenced (a copy: the
+ * input is not changed). Throws a 400 validation_failed whose details list the problems.
+ */
+export async function loadOpenApiDocument(input: unknown): Promise<Json> {
+  if (!isObject(input)) throw validationError([{ path: '/', message: 'the body must be an OpenAPI document object' }]);
+  const version = input.openapi;
+  if (typeof version !== 'string' || !/^3\.[01]\.\d+/.test(version)) {
+    const message =
+      input.swagger !== undefined
+        ? 'Swagger 2.0 documents are not supported: convert to OpenAPI 3.0 or 3.1 first'
+        : 'openapi must be a 3.0.x or 3.1.x version string';
+    throw validationError([{ path: '/openapi', message }]);
+  }
+  const answer = await parser.run(input);
+  if (answer.ok) return answer.doc;
+  const details = answer.errors.slice(0, 20).map(detailOf);
+  if (answer.more > 0) details.push({ path: '/', message: `and ${answer.more} more errors` });
+  throw validationError(details, 'The OpenAPI document is not valid');
+}
+
+// ------------------------------------------------------------------------------------------------
+// paths
+
+const PARAM_IN_SEGMENT = /\{([^{}]*)\}/g;
+
+/**
+ * OpenAPI path template → Mockyard pattern. `{id}` → `:id`; characters a parameter name cannot hold
+ * become `_`; a segment that mixes text and parameters (`{name}.{ext}`) becomes one parameter for the
+ * whole segment (`:name_ext`), since a mock matches whole segments. Literal segments that would read
+ * as a pattern (`:x`, `*`) are percent-encoded so they stay literal.
+ */
+export function toMockPath(oasPath: string): { path: string } | { error: string } {
+  if (!oasPath.startsWith('/')) return { error: 'path must start with /' };
+  const used = new Set<string>();
+  const segments = oasPath
+    .slice(1)
+    .split('/')
+    .map((seg) => {
+      const names = [...seg.matchAll(PARAM_IN_SEGMENT)].map((m) => m[1].replace(/[^A-Za-z0-9_]/g, '_') || 'param');
+      if (names.length === 0) {
+        if (seg.startsWith(':')) return `%3A${seg.slice(1)}`;
+        return seg.replaceAll('*', '%2A');
+      }
+      const base = names.join('_');
+      let name = base;
+      for (let i = 2; used.has(name); i++) name = `${base}${i}`;
+      used.add(name);
+      return `:${name}`;
+    });
+  const path = `/${segments.join('/')}`;
+  const why = validatePattern(path);
+  return why ? { error: why } : { path };
+}
+
+// ------------------------------------------------------------------------------------------------
+// example generation
+
+const MAX_DEPTH = 8;
+const MAX_NODES = 2000;
+
+const STRING_FORMATS: Record<string, string> = {
+  'date-time': '2024-01-01T00:00:00Z',
+  date: '2024-01-01',
+  time: '12:00:00Z',
+  duration: 'P1D',
+  email: 'user@example.com',
+  'idn-email': 'user@example.com',
+  uuid: '3fa85f64-5717-4562-b3fc-2c963f66afa6',
+  uri: 'https://example.com',
+  'uri-reference': '/example',
+  iri: 'https://example.com',
+  url: 'https://example.com',
+  hostname: 'example.com',
+  'idn-hostname': 'example.com',
+  ipv4: '192.0.2.1',
+  ipv6: '2001:db8::1',
+  byte: 'ZXhhbXBsZQ==',
+  binary: '',
+  password: 'password',
+  regex: '^.*$',
+  'json-pointer': '/example',
+};
+
+interface Budget {
+  nodes: number;
+}
+
+function firstType(schema: Json): string | undefined {
+  const t = schema.type;
+  if (typeof t === 'string') return t;
+  if (Array.isArray(t)) return (t.find((x) => x !== 'null') ?? t[0]) as string | undefined;
+  if (isObject(schema.properties) || schema.additionalProperties !== undefined) return 'object';
+  if (schema.items !== undefined) return 'array';
+  return undefined;
+}
+
+function numberFor(schema: Json, integer: boolean): number {
+  let n = 0;
+  const min = schema.minimum;
+  const exMin = schema.exclusiveMinimum;
+  const max = schema.maximum;
+  if (typeof min === 'number') n = exMin === true ? min + 1 : min;
+  else if (typeof exMin === 'number') n = exMin + 1;
+  else if (typeof max === 'number' && max < 0) n = max;
+  else if (typeof schema.exclusiveMaximum === 'number' && schema.exclusiveMaximum <= 0) n = schema.exclusiveMaximum - 1;
+  return integer ? Math.ceil(n) : n;
+}
+
+function generate(schema: unknown, depth: number, budget: Budget): unknown {
+  if (!isObject(schema) || typeof schema.$ref === 'string') return null;
+  if (++budget.nodes > MAX_NODES) return null;
+  if (schema.example !== undefined) return schema.example;
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
+  if (schema.default !== undefined) return schema.default;
+  if (schema.const !== undefined) return schema.const;
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+
+  if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
+    const { allOf, ...own } = schema;
+    const parts = [...(allOf as unknown[]), own].map((s) => generate(s, depth, budget));
+    const objects = parts.filter(isObject);
+    if (objects.length > 0) return Object.assign({}, ...objects);
+    return parts.find((p) => p !== null && p !== undefined) ?? null;
+  }
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    const options = schema[key];
+    if (Array.isArray(options) && options.length > 0) {
+      const pick = options.find((o) => !(isObject(o) && o.type === 'null')) ?? options[0];
+      return generate(pick, depth, budget);
+    }
+  }
+
+  switch (firstType(schema)) {
+    case 'object': {
+      const out: Json = {};
+      if (depth >= MAX_DEPTH) return out;
+      const props = isObject(schema.properties) ? schema.properties : {};
+      for (const [name, sub] of Object.entries(props)) {
+        if (isObject(sub) && sub.writeOnly === true) continue;
+        out[name] = generate(sub, depth + 1, budget);
+      }
+      return out;
+    }
+    case 'array': {
+      if (depth >= MAX_DEPTH || schema.items === undefined || schema.maxItems === 0) return [];
+      return [generate(schema.items, depth + 1, budget)];
+    }
+    case 'string': {
+      const format = typeof schema.format === 'string' ? STRING_FORMATS[schema.format] : undefined;
+      return format ?? 'string';
+    }
+    case 'integer':
+      return numberFor(schema, true);
+    case 'number':
+      return numberFor(schema, false);
+    case 'boolean':
+      return true;
+    default:
+      return null;
+  }
+}
+
+/**
+ * A small deterministic example of a JSON Schema (OpenAPI 3.0 schema object or 3.1 JSON Schema):
+ * `example`/`examples`/`default`/`const`/first `enum` value when given, else a value of its type
+ * (formats get a typical value, numbers honour `minimum`, arrays have one item, objects every
+ * property but write-only ones). Nesting stops at depth 8 and 2000 values, so circular schemas end.
+ */
+export function exampleFromSchema(schema: unknown): unknown {
+  return generate(schema, 0, { nodes: 0 });
+}
+
+// ------------------------------------------------------------------------------------------------
+// responses
+
+const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+*-]+(\s*;\s*[^\r\n\0]*)?$/;
+const isJsonType = (ct: string) => /^application\/(?:[\w.+-]+\+)?json(?:\s*;|$)/i.test(ct) || /\/json\b/i.test(ct);
+const NO_BODY = new Set([204, 205, 304]);
+
+/** The content type to answer with, from a response's `content` keys. */
+function pickMediaType(content: Json): string | null {
+  const keys = Object.keys(content);
+  if (keys.length === 0) return null;
+  return (
+    keys.find((k) => k.toLowerCase() === 'application/json') ??
+    keys.find((k) => isJsonType(k)) ??
+    keys.find((k) => !k.includes('*')) ??
+    keys[0]
+  );
+}
+
+function concreteContentType(key: string): string {
+  if (!key.includes('*')) return key;
+  const [type] = key.split('/');
+  if (type === '*') return 'application/json';
+  return type.toLowerCase() === 'text' ? 'text/plain' : 'application/octet-stream';
+}
+
+/** The first 2xx response (lowest code, then `2XX`), else `default`, else the first one given. */
+function pickResponse(responses: Json): { status: number; response: Json } | null {
+  const keys = Object.keys(responses);
+  const codes = keys.filter((k) => /^2\d\d$/.test(k)).sort();
+  let key: string | undefined = codes[0] ?? keys.find((k) => /^2xx$/i.test(k));
+  let status = key === undefined ? 200 : /^\d{3}$/.test(key) ? Number(key) : 200;
+  if (key === undefined) {
+    key = keys.includes('default') ? 'default' : keys.find((k) => /^[1-5](\d\d|XX)$/i.test(k));
+    if (key === undefined) return null;
+    status = /^\d{3}$/.test(key) ? Number(key) : key === 'default' ? 200 : Number(key[0]) * 100;
+  }
+  const response = responses[key];
+  return isObject(response) ? { status, response } : null;
+}
+
+function mediaExample(media: Json): unknown {
+  if (media.example !== undefined) return media.example;
+  if (isObject(media.examples)) {
+    for (const ex of Object.values(media.examples)) if (isObject(ex) && ex.value !== undefined) return ex.value;
+  }
+  if (media.schema !== undefined) return exampleFromSchema(media.schema);
+  return undefined;
+}
+
+function serialize(value: unknown, contentType: string): string {
+  if (value === undefined) return '';
+  if (typeof value === 'string') {
+    if (!isJsonType(contentType)) return value;
+    const t = value.trim();
+    return t.startsWith('{') || t.startsWith('[') ? value : JSON.stringify(value);
+  }
+  if (!isJsonType(contentType) && value === null) return '';
+  if (!isJsonType(contentType) && typeof value !== 'object') return String(value);
+  return JSON.stringify(value, null, 2) ?? '';
+}
+
+/** The default answer of one operation, or why there is none. */
+function answerOf(operation: Json): Omit<EndpointDraft, 'method' | 'path' | 'routeKey' | 'sourcePath'> | string {
+  const responses = isObject(operation.responses) ? operation.responses : {};
+  const picked = pickResponse(responses);
+  if (!picked) return 'the operation has no responses';
+  const { status, response } = picked;
+  const content = isObject(response.content) ? response.content : {};
+  const key = pickMediaType(content);
+  const contentType = key ? concreteContentType(key) : 'application/json';
+  if (!MEDIA_TYPE.test(contentType) || contentType.length > LIMITS.contentTypeLength) {
+    return `the media type ${JSON.stringify(key)} cannot be a Content-Type`;
+  }
+  let body = '';
+  if (key && !NO_BODY.has(status) && status >= 200) {
+    const media = content[key];
+    try {
+      body = serialize(isObject(media) ? mediaExample(media) : undefined, contentType);
+    } catch {
+      return 'the example cannot be serialized (circular value)';
+    }
+  }
+  if (body.length > LIMITS.bodyLength) return `the example is longer than ${LIMITS.bodyLength} characters`;
+  return { statusCode: status, responseBody: body, contentType };
+}
+
+/**
+ * Endpoint drafts for every operation of a dereferenced document, in document order. Two
+ * operations that land on one route (`/a/{x}` and `/a/{y}`) keep the first; the others are skipped.
+ */
+export function planImport(doc: Json): ImportPlan {
+  const endpoints: EndpointDraft[] = [];
+  const skipped: SkippedOperation[] = [];
+  const seen = new Map<string, string>();
+  const paths = isObject(doc.paths) ? doc.paths : {};
+  for (const [sourcePath, item] of Object.entries(paths)) {
+    if (!isObject(item)) continue;
+    const converted = toMockPath(sourcePath);
+    for (const op of OPERATION_KEYS) {
+      const operation = item[op];
+      if (!isObject(operation)) continue;
+      const method = op.toUpperCase();
+      const skip = (reason: string) => skipped.push({ method, path: sourcePath, reason });
+      if (!(METHODS as readonly string[]).includes(method)) {
+        skip(`method ${method} cannot be mocked`);
+        continue;
+      }
+      if ('error' in converted) {
+        skip(converted.error);
+        continue;
+      }
+      const key = `${method} ${routeKey(converted.path)}`;
+      const first = seen.get(key);
+      if (first !== undefined) {
+        skip(`same route as ${first}`);
+        continue;
+      }
+      const answer = answerOf(operation);
+      if (typeof answer === 'string') {
+        skip(answer);
+        continue;
+      }
+      seen.set(key, `${method} ${sourcePath}`);
+      endpoints.push({
+        method: method as HttpMethod,
+        path: converted.path,
+        routeKey: routeKey(converted.path),
+        sourcePath,
+        ...answer,
+      });
+    }
+  }
+  return { endpoints, skipped };
+}
