@@ -52,16 +52,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: false } },
     routerOptions: { ignoreTrailingSlash: true },
     // Fastify answers a bad URL or an over-long parameter with its own body; ours instead.
-    frameworkErrors: (err, req, reply) => {
-      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-        reply
-          .code(404)
-          .type('application/json')
-          .send(errorBody(new AppError('not_found')));
-        return;
-      }
-      sendError(err, req, reply);
-    },
+    frameworkErrors: (err, req, reply) =>
+      sendError(err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new AppError('not_found') : err, req, reply),
   }) as unknown as FastifyInstance<Server>;
 
   app.decorateRequest('user', null);
