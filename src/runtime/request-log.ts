@@ -126,19 +126,17 @@ export class RequestLog {
   }
 
   private polling = false;
-  private stale = false;
   private async poll(): Promise<void> {
     if (this.polling) return;
-    if (this.listeners.size === 0) {
-      this.stale = true;
-      return;
-    }
     this.polling = true;
     try {
-      if (this.stale) {
+      if (this.listeners.size === 0) {
+        // Nobody listens: only keep the watermark current (one index lookup), so that a new
+        // subscriber gets every entry committed after it subscribed. Setting the watermark at
+        // subscription time instead would race with other processes' flushes.
         this.lastSeq = await this.store.maxLogSeq();
         this.gaps.clear();
-        this.stale = false;
+        return;
       }
       const now = Date.now();
       for (const [seq, since] of this.gaps) if (now - since > GAP_WAIT_MS) this.gaps.delete(seq);
