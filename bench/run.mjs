@@ -11,7 +11,7 @@
 //   PG_URL | TEST_DATABASE_URL   a PostgreSQL URL: enables S4-pg (a fresh database is created and dropped)
 //   WRITE_RESULTS=1        write bench/RESULTS.md (default 1 for a full run, 0 when SCENARIOS narrows it)
 //   NODE_HTTP_PORT=18180 MOCKYARD_PORT=18190 (S4-pg uses MOCKYARD_PORT and MOCKYARD_PORT+1)
-//   MOCKYARD_DIR=<this checkout> MOCKYARD_START_TIMEOUT_S=300 S6_PROJECTS=1000 S6_ENDPOINTS=10000 SETUP_CONCURRENCY=20 EXACT_N=3000
+//   MOCKYARD_DIR=<this checkout> MOCKYARD_REF=<git ref: benchmark a built snapshot of it> MOCKYARD_START_TIMEOUT_S=300 S6_PROJECTS=1000 S6_ENDPOINTS=10000 SETUP_CONCURRENCY=20 EXACT_N=3000
 //   QUIET_MAX_PCT=15 QUIET_TIMEOUT_S=120 MAX_TOTAL_S=3600 KEEP_TMP=0
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -26,8 +26,11 @@ import { ECHO_TEMPLATE, SEQ_BODIES, STORE_BODY, TIER_BODY, USERS_BODY } from './
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
 const requireFromRoot = createRequire(path.join(ROOT, 'package.json'));
-// The Mockyard checkout to start (default: this one).
-const MOCKYARD_DIR = path.resolve(process.env.MOCKYARD_DIR || ROOT);
+// The Mockyard checkout to start (default: this one). With MOCKYARD_REF, a snapshot of that git ref of this
+// repository is extracted and built in the run's temp dir instead, so the work tree (and its dist/) is not
+// touched: for benchmarking while the tree is being edited.
+let MOCKYARD_DIR = path.resolve(process.env.MOCKYARD_DIR || ROOT);
+const MOCKYARD_REF = process.env.MOCKYARD_REF || '';
 const autocannon = requireFromRoot('autocannon');
 const HOST = '127.0.0.1';
 
@@ -821,7 +824,39 @@ async function startNodeHttp(notes) {
 }
 
 // ---------- mockyard ----------
+// Extracts MOCKYARD_REF into WORK/snapshot (node_modules linked from this checkout) and builds it there.
+function prepareSnapshot() {
+  const dir = path.join(WORK, 'snapshot');
+  fs.mkdirSync(dir);
+  const logFile = path.join(LOG_DIR, 'snapshot-build.log');
+  const fd = fs.openSync(logFile, 'a');
+  try {
+    execFileSync(
+      'sh',
+      ['-c', 'git -C "$1" archive --format=tar "$2" | tar -x -C "$3"', 'sh', ROOT, MOCKYARD_REF, dir],
+      {
+        stdio: ['ignore', fd, fd],
+      },
+    );
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+    const t0 = Date.now();
+    log(`building the snapshot of ${MOCKYARD_REF} in ${dir}...`);
+    execFileSync(process.execPath, [path.join(dir, 'scripts', 'build.mjs')], {
+      cwd: dir,
+      stdio: ['ignore', fd, fd],
+      timeout: 600_000,
+    });
+    log(`snapshot built in ${Math.round((Date.now() - t0) / 1000)} s`);
+  } catch (e) {
+    throw new Error(`snapshot of ${MOCKYARD_REF} failed (${e.message.split('\n')[0]}); log: ${logTail(logFile)}`);
+  } finally {
+    fs.closeSync(fd);
+  }
+  MOCKYARD_DIR = dir;
+}
+let snapshotError = null;
 function mockyardStartProblem() {
+  if (snapshotError) return snapshotError;
   if (!fs.existsSync(path.join(MOCKYARD_DIR, 'scripts', 'start.mjs'))) return `no scripts/start.mjs in ${MOCKYARD_DIR}`;
   if (!fs.existsSync(path.join(MOCKYARD_DIR, 'node_modules'))) return `no node_modules in ${MOCKYARD_DIR} (run npm ci)`;
   return null;
@@ -887,9 +922,13 @@ async function setupS6(port, token, existingProjects) {
   defs.push(SCENARIOS.S1.def.endpoint);
   let lastProgress = Date.now();
   const base = `/api/projects/${encodeURIComponent(projectId)}/endpoints`;
+  // creation time of each block of 1000 endpoints: a rate that falls as the project grows shows up here
+  const marks = [Date.now()];
+  let created = 0;
   await pool(defs, SETUP_CONCURRENCY, async (d) => {
     await api(port, 'POST', base, d, token, 201);
     requests++;
+    if (++created % 1000 === 0) marks.push(Date.now());
     if (Date.now() - lastProgress > 10_000) {
       lastProgress = Date.now();
       log(`S6 setup: ${requests} requests so far`);
@@ -921,10 +960,12 @@ async function setupS6(port, token, existingProjects) {
   const list = await api(port, 'GET', '/api/projects', undefined, token, 200);
   const count = Array.isArray(list.json) ? list.json.length : `not an array: ${list.text.slice(0, 100)}`;
   const epS = (endpointsDone - t0) / 1000;
+  const blocks = marks.slice(1).map((m, i) => Math.round(1000 / ((m - marks[i]) / 1000)));
+  const blockText = blocks.length > 1 ? `; endpoints/s per block of 1000: ${blocks.join(', ')}` : '';
   return {
     projectId,
     text:
-      `S6 setup: ${S6_ENDPOINTS} endpoints in one project (${round1(epS)} s, ${Math.round(S6_ENDPOINTS / epS)}/s), ` +
+      `S6 setup: ${S6_ENDPOINTS} endpoints in one project (${round1(epS)} s, ${Math.round(S6_ENDPOINTS / epS)}/s${blockText}), ` +
       `then ${others} more projects with one endpoint each; ${requests} API requests, ${SETUP_CONCURRENCY} in flight, ` +
       `${round1(s)} s in all (${Math.round(requests / s)} req/s); GET /api/projects lists ${count} projects`,
   };
@@ -1137,6 +1178,10 @@ function cpuModel() {
 }
 function gitRev() {
   try {
+    if (MOCKYARD_REF) {
+      const r = execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', MOCKYARD_REF]).toString().trim();
+      return `${r} (snapshot of ${MOCKYARD_REF})`;
+    }
     const rev = execFileSync('git', ['-C', MOCKYARD_DIR, 'rev-parse', '--short', 'HEAD'], {
       stdio: ['ignore', 'pipe', 'ignore'],
     })
@@ -1170,6 +1215,7 @@ function commandLine() {
     'NODE_HTTP_PORT',
     'MOCKYARD_PORT',
     'MOCKYARD_DIR',
+    'MOCKYARD_REF',
   ];
   const set = knobs.filter((k) => env[k] !== undefined && env[k] !== '').map((k) => `${k}=${env[k]}`);
   if (env.PG_URL) set.push(`PG_URL=${redact(env.PG_URL)}`);
@@ -1199,7 +1245,7 @@ function markdown(meta, results, notes) {
   L.push(`- Host: ${meta.cpus} x ${meta.cpu_model}, ${meta.mem_gb} GB RAM, ${meta.os}`);
   L.push(
     `- Load: ${CONNECTIONS} connections, ${WARMUP} s warm-up then ${RUNS} x ${DURATION} s measured per scenario${RUNS > 1 ? ' (median run by req/s shown)' : ''}; ` +
-      `one server at a time on ${HOST}; ${PIN ? `servers pinned to CPU ${SERVER_CPUS}, driver (autocannon) to CPU ${LOADGEN_CPUS}` : 'no CPU pinning'}`,
+      `one server under load at a time (node-http then Mockyard, per scenario) on ${HOST}; ${PIN ? `servers pinned to CPU ${SERVER_CPUS}, driver (autocannon) to CPU ${LOADGEN_CPUS}` : 'no CPU pinning'}`,
   );
   L.push('');
   L.push(
@@ -1299,6 +1345,15 @@ async function main() {
   );
   const results = [];
   const notes = [];
+  if (MOCKYARD_REF && SELECTED.length) {
+    try {
+      prepareSnapshot();
+    } catch (e) {
+      snapshotError = `snapshot of ${MOCKYARD_REF} did not build (see notes)`;
+      notes.push(`mockyard: ${e.message}`);
+      log(e.message);
+    }
+  }
   const nodeT = await startNodeHttp(notes);
   try {
     const sqliteIds = SELECTED.filter((id) => id !== 'S4-pg');
