@@ -89,7 +89,7 @@ beforeAll(async () => {
     // Reported by the test itself, so that it shows as failed (a failing hook marks it skipped).
     setupError = err;
   }
-}, 125_000);
+}, 180_000);
 
 async function setUp(): Promise<void> {
   // Without Chromium the test itself fails (below) with a clear message; it is never skipped.
@@ -133,7 +133,7 @@ async function setUp(): Promise<void> {
   server.stdout?.on('data', keep);
   server.stderr?.on('data', keep);
   // start.mjs builds first when the build is stale, which can take a while.
-  await waitForHealth(`${base}/healthz`, 110_000);
+  await waitForHealth(`${base}/healthz`, 170_000);
   browser = await launch;
 }
 
