@@ -372,10 +372,13 @@ export function createEgress(opts: EgressOptions): Egress {
     for (let hop = 0; ; hop++) {
       const addresses = await resolveChecked(url, signal);
       if (closed) throw new EgressError('network', 'egress closed');
+      // undici's own timers are coarse (they may fire up to ~0.5 s early), so they only back up the
+      // precise deadline of request(), which is what ends a call at timeoutMs
+      const backstop = timeoutMs + 1000;
       const client = new Client(url.origin, {
-        connect: pinnedConnector(addresses, timeoutMs),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        connect: pinnedConnector(addresses, backstop),
+        headersTimeout: backstop,
+        bodyTimeout: backstop,
         pipelining: 1,
       });
       clients.add(client);
