@@ -12,8 +12,19 @@ const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit'
 
 const only = process.argv[2]; // 'server' | 'web' | undefined (both)
 if (only !== 'web') {
-  fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
-  run(bin('tsc'), ['-p', 'tsconfig.build.json']);
+  // Build beside dist/ and swap it in, so a failed build never leaves a running start without dist/main.js.
+  const tmp = path.join(root, `dist.tmp-${process.pid}`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  try {
+    run(bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', tmp]);
+  } catch (e) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+  const old = path.join(root, `dist.old-${process.pid}`);
+  if (fs.existsSync(path.join(root, 'dist'))) fs.renameSync(path.join(root, 'dist'), old);
+  fs.renameSync(tmp, path.join(root, 'dist'));
+  fs.rmSync(old, { recursive: true, force: true });
 }
 if (only !== 'server' && fs.existsSync(path.join(root, 'web', 'index.html'))) {
   run(bin('vite'), ['build', 'web', '--logLevel', 'warn']);

@@ -13,9 +13,17 @@ interface AjvError {
   message?: string;
 }
 
-function detailsOf(errors: AjvError[]): ErrorDetail[] {
+/**
+ * Ajv's errors → details. A union (`response: Response | null`) makes Ajv report every branch;
+ * the precise errors of the branch that was meant are kept, the generic `anyOf` summary and the
+ * "must be null" of the other branch are dropped when anything more specific exists.
+ */
+function detailsOf(all: AjvError[]): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
+  const generic = (e: AjvError) => e.keyword === 'anyOf' || (e.keyword === 'type' && e.params?.type === 'null');
+  const specific = all.filter((e) => !generic(e));
+  const errors = specific.length > 0 ? specific : all;
   for (const e of errors) {
     let path = e.instancePath || '';
     let message = e.message ?? 'is not valid';
