@@ -78,9 +78,11 @@ export interface EgressRequest {
   url: string;
   method: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** false: a redirect is the answer, not followed (the fallback proxy hands it to its client) */
+  followRedirects?: boolean;
 }
 
 export interface EgressResponse {
@@ -88,6 +90,8 @@ export interface EgressResponse {
   /** lower-case names; repeated headers joined with ', ' */
   headers: Record<string, string>;
   body: string;
+  /** the body as received (no decoding: a content-encoding is still applied) */
+  bytes?: Buffer;
   contentType: string;
   /** the URL that gave this answer (after redirects), without fragment */
   url: string;
@@ -357,7 +361,7 @@ export function createEgress(opts: EgressOptions): Egress {
       }
       chunks.push(chunk);
     }
-    return Buffer.concat(chunks, size).toString('utf8');
+    return Buffer.concat(chunks, size);
   }
 
   async function run(req: EgressRequest, signal: AbortSignal, timeoutMs: number): Promise<EgressResponse> {
@@ -366,7 +370,7 @@ export function createEgress(opts: EgressOptions): Egress {
       throw new EgressError('blocked', 'blocked: method not allowed');
     }
     const headers = sanitizeHeaders(req.headers);
-    let body: string | undefined = req.body === undefined || req.body === '' ? undefined : req.body;
+    let body: string | Buffer | undefined = req.body === undefined || req.body.length === 0 ? undefined : req.body;
     let url = parseTarget(req.url);
 
     for (let hop = 0; ; hop++) {
@@ -391,7 +395,12 @@ export function createEgress(opts: EgressOptions): Egress {
           signal,
         });
         const location = res.headers.location;
-        if (REDIRECTS.has(res.statusCode) && typeof location === 'string' && location !== '') {
+        if (
+          req.followRedirects !== false &&
+          REDIRECTS.has(res.statusCode) &&
+          typeof location === 'string' &&
+          location !== ''
+        ) {
           discard(res.body);
           if (hop >= maxRedirects) throw new EgressError('network', 'too many redirects');
           const next = parseTarget(location, url);
@@ -407,14 +416,15 @@ export function createEgress(opts: EgressOptions): Egress {
           url = next;
           continue;
         }
-        let text = '';
+        let bytes = Buffer.alloc(0);
         if (method === 'HEAD') discard(res.body);
-        else text = await readCapped(res.body, firstValue(res.headers['content-length']));
+        else bytes = await readCapped(res.body, firstValue(res.headers['content-length']));
         const responseHeaders = flattenHeaders(res.headers);
         return {
           status: res.statusCode,
           headers: responseHeaders,
-          body: text,
+          body: bytes.toString('utf8'),
+          bytes,
           contentType: responseHeaders['content-type'] ?? '',
           url: url.href.split('#')[0],
         };

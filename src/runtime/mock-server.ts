@@ -46,7 +46,8 @@ export interface MockServerDeps {
 
 class BodyTooLarge extends Error {}
 
-function readBody(req: IncomingMessage): Promise<string> | string {
+/** '' when there is no body; else the bytes as received (the fallback proxy forwards them unchanged). */
+function readBody(req: IncomingMessage): Promise<Buffer> | string {
   const len = req.headers['content-length'];
   if (len === undefined && req.headers['transfer-encoding'] === undefined) return '';
   if (len !== undefined && Number(len) > MAX_BODY_BYTES) return Promise.reject(new BodyTooLarge());
@@ -64,9 +65,7 @@ function readBody(req: IncomingMessage): Promise<string> | string {
       }
       chunks.push(c);
     });
-    req.on('end', () =>
-      resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')),
-    );
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -119,9 +118,14 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     const method = (req.method ?? 'GET').toUpperCase();
 
     let bodyText: string;
+    let rawBody: Buffer | null = null;
     try {
       const b = readBody(req);
-      bodyText = typeof b === 'string' ? b : await b;
+      if (typeof b === 'string') bodyText = b;
+      else {
+        rawBody = await b;
+        bodyText = rawBody.toString('utf8');
+      }
     } catch (err) {
       if (err instanceof BodyTooLarge) sendError(res, 413, jsonError('payload_too_large'), true);
       else res.destroy();
@@ -173,7 +177,7 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     if (!match) {
       if (project.fallbackUrl) {
         entry.proxied = true;
-        finish(await proxy(deps.egress, project.fallbackUrl, view, req, res));
+        finish(await proxy(deps.egress, project.fallbackUrl, view, rawBody, req, res));
         return;
       }
       if (method === 'OPTIONS') {
@@ -351,11 +355,13 @@ async function proxy(
   egress: Egress,
   base: string,
   view: MockRequestView,
+  rawBody: Buffer | null,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<number> {
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(view.headers)) if (!HOP_BY_HOP.has(k)) headers[k] = v;
+  const requestHops = connectionTokens(view.headers.connection);
+  for (const [k, v] of Object.entries(view.headers)) if (!HOP_BY_HOP.has(k) && !requestHops.has(k)) headers[k] = v;
   headers[HOP_HEADER] = String((Number(view.headers[HOP_HEADER]) || 0) + 1);
   const target = base.replace(/\/+$/, '') + view.path + (view.rawQuery ? `?${view.rawQuery}` : '');
   try {
@@ -364,12 +370,15 @@ async function proxy(
       url: target,
       method: view.method,
       headers,
-      body: view.method === 'GET' || view.method === 'HEAD' ? undefined : view.body,
+      body: view.method === 'GET' || view.method === 'HEAD' ? undefined : (rawBody ?? undefined),
       timeoutMs: 10_000,
+      followRedirects: false,
     });
-    const body = Buffer.from(r.body);
+    // the bytes as the target sent them, content-encoding included (the client decodes)
+    const body = r.bytes ?? Buffer.from(r.body);
     const out: Record<string, string | number> = {};
-    for (const [k, v] of Object.entries(r.headers)) if (!HOP_BY_HOP.has(k) && k !== 'content-encoding') out[k] = v;
+    const responseHops = connectionTokens(r.headers.connection);
+    for (const [k, v] of Object.entries(r.headers)) if (!HOP_BY_HOP.has(k) && !responseHops.has(k)) out[k] = v;
     out['content-length'] = body.length;
     out[CORS] = '*';
     res.writeHead(r.status, out);
@@ -380,4 +389,15 @@ async function proxy(
     sendError(res, 502, jsonError('bad_gateway', `The fallback target could not be reached (${msg})`));
     return 502;
   }
+}
+
+/** Header names a Connection header lists: hop-by-hop as well (RFC 9110 §7.6.1). */
+function connectionTokens(value: string | undefined): Set<string> {
+  if (!value) return new Set();
+  return new Set(
+    value
+      .split(',')
+      .map((t) => t.trim().toLowerCase())
+      .filter(Boolean),
+  );
 }
