@@ -13,6 +13,7 @@ export const ERRORS = {
   not_found: { status: 404, message: 'No such record' },
   mock_not_found: { status: 404, message: 'No mock endpoint matches this request' },
   method_not_allowed: { status: 405, message: 'Method not allowed' },
+  request_timeout: { status: 408, message: 'The request was not received in time' },
   conflict: { status: 409, message: 'The record conflicts with an existing one' },
   payload_too_large: { status: 413, message: 'The request body is larger than 1 MiB' },
   unsupported_media_type: {
@@ -21,6 +22,7 @@ export const ERRORS = {
   },
   limit_exceeded: { status: 422, message: 'A resource limit was reached' },
   rate_limited: { status: 429, message: 'Too many attempts; try again later' },
+  header_too_large: { status: 431, message: 'The request headers are larger than 32 KiB' },
   loop_detected: { status: 508, message: 'The request passed through this service too many times' },
   internal: { status: 500, message: 'Internal error' },
   bad_gateway: { status: 502, message: 'The fallback target could not be reached' },

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './api/app.js';
 import type { Config } from './config.js';
+import { AppError, errorBody } from './errors.js';
 import { createEgress } from './runtime/egress.js';
 import { Engine, limitEgress } from './runtime/engine.js';
 import { createMockHandler } from './runtime/mock-server.js';
@@ -96,6 +97,14 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
           else handler(req, res);
         },
       );
+      // CONNECT is no method of this service; without a listener node would drop the socket silently
+      server.on('connect', (_req: http.IncomingMessage, socket: import('node:stream').Duplex) => {
+        const body = JSON.stringify(errorBody(new AppError('method_not_allowed', 'CONNECT is not supported')));
+        socket.on('error', () => {});
+        socket.end(
+          `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      });
       return server;
     },
   });

@@ -5,7 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
-import type { Server } from 'node:http';
+import { type Server, STATUS_CODES } from 'node:http';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
@@ -51,6 +51,30 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
     return503OnClosing: true,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: false } },
     routerOptions: { ignoreTrailingSlash: true },
+    // Requests node:http cannot parse, slow clients (headers/request timeout) and oversized headers:
+    // answered in the contract's error shape (Fastify's default body is not), then closed.
+    clientErrorHandler: (err, socket) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ECONNRESET' || socket.destroyed) return;
+      const e =
+        code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new AppError('request_timeout')
+          : code === 'HPE_HEADER_OVERFLOW'
+            ? new AppError('header_too_large')
+            : new AppError('validation_failed', 'The request is not valid HTTP', [
+                { path: '/', message: 'malformed HTTP request' },
+              ]);
+      const body = JSON.stringify(errorBody(e));
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      socket.end(
+        `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      // a client that never reads must not keep the socket
+      setTimeout(() => socket.destroy(), 2000).unref();
+    },
     // Fastify answers a bad URL or an over-long parameter with its own body; ours instead.
     frameworkErrors: (err, req, reply) =>
       sendError(err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new AppError('not_found') : err, req, reply),
