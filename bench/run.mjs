@@ -63,6 +63,9 @@ const MAX_TOTAL_S = num('MAX_TOTAL_S', 3600, { min: 10 });
 const KEEP_TMP = env.KEEP_TMP === '1';
 const PG_URL = env.PG_URL || env.TEST_DATABASE_URL || '';
 const SERVER_CPUS = env.SERVER_CPUS || '1';
+// Scheduling priority of the servers and the driver (nice value, -20..19; negative needs root): on a shared
+// machine, NICE=-10 gives the benchmark precedence over other work on the same CPUs. Unset: unchanged.
+const NICE = env.NICE ? num('NICE', 0, { min: -20, int: true }) : null;
 const LOADGEN_CPUS = env.LOADGEN_CPUS || '0';
 
 const ALL_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S4-pg'];
@@ -108,6 +111,10 @@ function hasTaskset() {
   }
 }
 const PIN = (env.PIN ?? '1') !== '0' && os.availableParallelism() >= 2 && hasTaskset();
+if (NICE !== null) {
+  // this (main) thread runs autocannon; threads created later inherit its priority
+  os.setPriority(NICE);
+}
 if (PIN) {
   // Pin this driver (autocannon runs in it) and every thread it has to LOADGEN_CPUS; servers get SERVER_CPUS.
   execFileSync('taskset', ['-a', '-p', '-c', LOADGEN_CPUS, String(process.pid)], { stdio: 'ignore' });
@@ -229,6 +236,10 @@ function startProc(name, cmd, args, { cwd = ROOT, extraEnv = {} } = {}) {
   if (PIN) {
     argv = ['-c', SERVER_CPUS, cmd, ...args]; // taskset execs the command: same pid
     command = 'taskset';
+  }
+  if (NICE !== null) {
+    argv = ['-n', String(NICE), command, ...argv]; // nice execs too
+    command = 'nice';
   }
   const logFile = path.join(LOG_DIR, `${name}.log`);
   const fd = fs.openSync(logFile, 'a');
@@ -1208,6 +1219,7 @@ function commandLine() {
     'SERVER_CPUS',
     'LOADGEN_CPUS',
     'WRITE_RESULTS',
+    'NICE',
     'S6_PROJECTS',
     'S6_ENDPOINTS',
     'SETUP_CONCURRENCY',
@@ -1245,7 +1257,8 @@ function markdown(meta, results, notes) {
   L.push(`- Host: ${meta.cpus} x ${meta.cpu_model}, ${meta.mem_gb} GB RAM, ${meta.os}`);
   L.push(
     `- Load: ${CONNECTIONS} connections, ${WARMUP} s warm-up then ${RUNS} x ${DURATION} s measured per scenario${RUNS > 1 ? ' (median run by req/s shown)' : ''}; ` +
-      `one server under load at a time (node-http then Mockyard, per scenario) on ${HOST}; ${PIN ? `servers pinned to CPU ${SERVER_CPUS}, driver (autocannon) to CPU ${LOADGEN_CPUS}` : 'no CPU pinning'}`,
+      `one server under load at a time (node-http then Mockyard, per scenario) on ${HOST}; ${PIN ? `servers pinned to CPU ${SERVER_CPUS}, driver (autocannon) to CPU ${LOADGEN_CPUS}` : 'no CPU pinning'}` +
+      (NICE !== null ? `; servers and driver at nice ${NICE}` : ''),
   );
   L.push('');
   L.push(
