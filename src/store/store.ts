@@ -153,6 +153,7 @@ export class Store extends EventEmitter {
       // queued per endpoint in the process first (see pgUpdateStorage).
       const pool = new pg.Pool({
         connectionString: url,
+        application_name: 'mockyard',
         max: 8,
         connectionTimeoutMillis: 5000,
         idleTimeoutMillis: 30_000,
