@@ -111,10 +111,19 @@ function hasTaskset() {
   }
 }
 const PIN = (env.PIN ?? '1') !== '0' && os.availableParallelism() >= 2 && hasTaskset();
-if (NICE !== null) {
-  // this (main) thread runs autocannon; threads created later inherit its priority
-  os.setPriority(NICE);
+// With autogroup scheduling (Linux default), CPU is shared between sessions first, so a nice value only
+// counts inside its session: the session's autogroup gets the nice value too. Servers are started in new
+// sessions (detached), so each one's autogroup is set after the spawn; their threads inherit the nice value.
+function applyNice(pid) {
+  if (NICE === null) return;
+  try {
+    os.setPriority(pid, NICE);
+    if (fs.existsSync(`/proc/${pid}/autogroup`)) fs.writeFileSync(`/proc/${pid}/autogroup`, String(NICE));
+  } catch (e) {
+    log(`NICE=${NICE}: could not set the priority of pid ${pid}: ${e.message}`);
+  }
 }
+applyNice(process.pid); // this (main) thread runs autocannon; threads created later inherit its priority
 if (PIN) {
   // Pin this driver (autocannon runs in it) and every thread it has to LOADGEN_CPUS; servers get SERVER_CPUS.
   execFileSync('taskset', ['-a', '-p', '-c', LOADGEN_CPUS, String(process.pid)], { stdio: 'ignore' });
@@ -237,10 +246,7 @@ function startProc(name, cmd, args, { cwd = ROOT, extraEnv = {} } = {}) {
     argv = ['-c', SERVER_CPUS, cmd, ...args]; // taskset execs the command: same pid
     command = 'taskset';
   }
-  if (NICE !== null) {
-    argv = ['-n', String(NICE), command, ...argv]; // nice execs too
-    command = 'nice';
-  }
+
   const logFile = path.join(LOG_DIR, `${name}.log`);
   const fd = fs.openSync(logFile, 'a');
   const child = spawn(command, argv, { cwd, env: { ...env, ...extraEnv }, stdio: ['ignore', fd, fd], detached: true });
@@ -257,6 +263,7 @@ function startProc(name, cmd, args, { cwd = ROOT, extraEnv = {} } = {}) {
   });
   if (child.pid) {
     children.add(child);
+    applyNice(child.pid);
     snapshotTree(child);
   }
   log(`started ${name} pid=${child.pid}: ${command} ${argv.join(' ')}`);
@@ -1284,7 +1291,7 @@ function markdown(meta, results, notes) {
   L.push('');
   L.push(
     '"vs node-http" = Mockyard req/s / node-http req/s for the same scenario, this run. RSS is the server process tree right after the measured period. ' +
-      'Driver CPU % near 100 means autocannon, not the server, was the limit (true for node-http: its ratios understate the gap). ' +
+      'Driver CPU % near 100 means autocannon, not the server, was the limit (on a quiet machine this is the case for node-http, whose req/s is then a lower bound). ' +
       'Other CPU % is CPU used by unrelated processes during the measured period (should be ~0).',
   );
   L.push('', 'Checks and notes:', '');
@@ -1295,8 +1302,22 @@ function markdown(meta, results, notes) {
         `- ${row.server} ${row.id}: ${row.errors} errors, ${row.timeouts} timeouts, ${row.non2xx} non-2xx (status counts ${JSON.stringify(row.status_codes)})`,
       );
     }
-    if (!row.error && row.other_cpu_pct > 2 * QUIET_MAX_PCT)
-      L.push(`- ${row.server} ${row.id}: other processes used ${row.other_cpu_pct}% of a core: noisy`);
+  }
+  const noisy = results.filter((row) => !row.error && row.other_cpu_pct > 2 * QUIET_MAX_PCT);
+  if (noisy.length) {
+    const pcts = noisy.map((row) => row.other_cpu_pct);
+    L.push(
+      `- NOISY: during ${noisy.length} of the measured periods (${[...new Set(noisy.map((row) => row.id))].join(', ')}) other processes ` +
+        `used ${Math.min(...pcts)}-${Math.max(...pcts)}% of a core (100 = one of the ${os.cpus().length} CPUs): the servers did not have their CPU ` +
+        'to themselves, so req/s are low and the ratios approximate; rerun on a quiet machine.',
+    );
+  }
+  for (const row of results) {
+    if (!row.error && row.loadgen_cpu_pct >= 85) {
+      L.push(
+        `- ${row.server} ${row.id}: driver at ${row.loadgen_cpu_pct}% of its CPU: req/s partly capped by autocannon (a lower bound)`,
+      );
+    }
   }
   for (const n of notes) L.push(`- ${n}`);
   L.push('', '```', ...summaryLines(results), '```', '');
