@@ -1404,8 +1404,18 @@ async function main() {
   fs.writeFileSync(path.join(WORK, 'results.json'), `${JSON.stringify({ meta, results, notes }, null, 2)}\n`);
   console.log(`\n${md}`);
   if (WRITE_RESULTS) {
-    fs.writeFileSync(path.join(HERE, 'RESULTS.md'), md);
-    log(`wrote ${path.join(HERE, 'RESULTS.md')}`);
+    const out = path.join(HERE, 'RESULTS.md');
+    fs.writeFileSync(out, md);
+    // the repository's Biome formats Markdown too (`npm run check` would fail on the raw tables)
+    try {
+      execFileSync(path.join(ROOT, 'node_modules', '.bin', 'biome'), ['format', '--write', out], {
+        cwd: ROOT,
+        stdio: 'ignore',
+      });
+    } catch (e) {
+      log(`biome format ${out} failed (${e.message.split('\n')[0]}): run npx biome check --write bench`);
+    }
+    log(`wrote ${out}`);
   }
   log(`raw results: ${path.join(WORK, 'results.json')}; server logs: ${LOG_DIR}`);
   console.log(`\n${summaryLines(results).join('\n')}`);
