@@ -207,6 +207,60 @@ for (const dialect of DIALECTS) {
       expect(original).toEqual(imported);
     });
 
+    it('exports every field of rules exactly as the rules API shows them', async () => {
+      const u = await s.client.fixture({
+        method: 'POST',
+        path: '/hooks/:id',
+        statusCode: 202,
+        contentType: 'text/plain',
+      });
+      await setPlan(u.id, 'pro');
+      await s.client.rule(u.token, u.pid, u.eid, {
+        name: 'everything',
+        priority: -3,
+        conditions: [
+          { target: 'body_json', key: 'a.b', operator: 'less_than', value: 10 },
+          { target: 'random', operator: 'less_than', value: '100' },
+        ],
+        response: {
+          mode: 'hold_last',
+          steps: [
+            { statusCode: 503, body: 'x', headers: { 'retry-after': '1' }, delayMs: 5, delayMaxMs: 9, count: 3 },
+            { statusCode: 200, fault: 'connection_reset' },
+          ],
+        },
+        actions: [
+          {
+            type: 'http_request',
+            url: 'https://example.com/{{request.params.id}}',
+            method: 'PUT',
+            headers: { 'x-a': 'b' },
+            body: '{{request.body}}',
+            applyResponse: true,
+            timeoutMs: 1500,
+            saveAs: 'hook',
+            onError: 'stop',
+          },
+          { type: 'set_variable', name: 'n', value: '{{vars.hook.status}}' },
+        ],
+      });
+      await s.client.rule(u.token, u.pid, u.eid, { name: 'actions only', active: false, actions: [] });
+      const doc = await exportOf(u.token, u.pid);
+      const rules = (await s.client.api('GET', `/api/projects/${u.pid}/endpoints/${u.eid}/rules`, undefined, u.token))
+        .json;
+      const strip = ({ id, endpointId, state, createdAt, updatedAt, ...rest }: Json) => rest;
+      expect(doc.endpoints[0].rules).toEqual(rules.map(strip));
+      expect(doc.endpoints[0]).toMatchObject({
+        method: 'POST',
+        path: '/hooks/:id',
+        statusCode: 202,
+        contentType: 'text/plain',
+      });
+      const again = await importDoc(u.token, doc);
+      expect(again.status).toBe(201);
+      expect((await exportOf(u.token, again.json.id)).endpoints).toEqual(doc.endpoints);
+    });
+
     it('leaves storage out unless asked, and names the download', async () => {
       const u = await s.client.fixture({ method: 'GET', path: '/x' });
       const r = await s.client.api('GET', `/api/projects/${u.pid}/export`, undefined, u.token);
