@@ -189,6 +189,8 @@ for (const dialect of DIALECTS) {
       schema: any,
       overrides: Overrides,
       cleanup?: (created: { id: string }) => string,
+      /** run first: one body that must pass and one that must not, so both paths are always exercised */
+      examples: { pass: unknown; fail: unknown } | null = null,
     ): Promise<{ ok: number; rejected: number }> {
       const seen = { ok: 0, rejected: 0 };
       await fc.assert(
@@ -207,7 +209,15 @@ for (const dialect of DIALECTS) {
             }
           }
         }),
-        { numRuns: RUNS },
+        {
+          numRuns: RUNS,
+          examples: examples
+            ? [
+                [{ body: JSON.stringify(examples.pass), contentType: 'application/json', label: 'example-pass' }],
+                [{ body: JSON.stringify(examples.fail), contentType: 'application/json', label: 'example-fail' }],
+              ]
+            : [],
+        },
       );
       return seen;
     }
@@ -234,6 +244,7 @@ for (const dialect of DIALECTS) {
         EndpointBody,
         endpointOverrides,
         (e) => `/api/projects/${pid}/endpoints/${e.id}`,
+        { pass: { method: 'post', path: '/users/:id/*' }, fail: { method: 'GET', path: 'no-slash' } },
       );
       // the overrides make sure the happy path is exercised too, not only rejections
       expect(seen.ok).toBeGreaterThan(0);
@@ -252,6 +263,10 @@ for (const dialect of DIALECTS) {
         RuleBody,
         ruleOverrides,
         (r) => `/api/projects/${pid}/endpoints/${eid}/rules/${r.id}`,
+        {
+          pass: { name: 'ok', conditions: [{ target: 'query', key: 'id', operator: 'equals', value: 1 }] },
+          fail: { name: 'bad', conditions: [{ target: 'body', operator: 'matches_regex', value: '(' }] },
+        },
       );
       expect(seen.ok).toBeGreaterThan(0);
       expect(seen.rejected).toBeGreaterThan(0);

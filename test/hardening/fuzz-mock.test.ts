@@ -171,7 +171,10 @@ for (const dialect of DIALECTS) {
         await c.rule(token, pid, star.id, {
           name: 'stores the body',
           priority: 0,
-          conditions: [{ target: 'query', key: 'n', operator: 'less_than', value: '10' }],
+          conditions: [
+            { target: 'method', operator: 'matches_regex', value: '^P' },
+            { target: 'query', key: 'n', operator: 'not_equals', value: '10' },
+          ],
           actions: [
             { type: 'store_variable', name: 'last', value: '{{request.body}}|{{request.headers.x-a}}' },
             { type: 'set_variable', name: 'v', value: '{{endpoint.last}}' },
