@@ -20,6 +20,11 @@ export interface Config {
   maxEndpointsPerProject: number;
   /** Login and register attempts per client address per minute (per email: a third of it). */
   authRatePerMinute: number;
+  /**
+   * Whose X-Forwarded-For to believe for the client address (rate limits): false (default),
+   * true, a hop count, or a comma list of proxy addresses/CIDRs.
+   */
+  trustProxy: boolean | number | string;
   /** Where the built dashboard lives (served at /). */
   webDir: string | null;
   /** Time a client has to send the request headers (slow-loris guard), ms. */
@@ -42,6 +47,13 @@ function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return n;
+}
+
+function trustProxy(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -67,6 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxProjectsPerUser: int(env, 'MOCKYARD_MAX_PROJECTS', 2000, 1, 1_000_000),
     maxEndpointsPerProject: int(env, 'MOCKYARD_MAX_ENDPOINTS', 20_000, 1, 1_000_000),
     authRatePerMinute: int(env, 'MOCKYARD_AUTH_RATE_LIMIT', 30, 1, 1_000_000),
+    trustProxy: trustProxy(env.MOCKYARD_TRUST_PROXY),
     webDir: env.MOCKYARD_WEB_DIR ?? null,
     headersTimeoutMs: int(env, 'MOCKYARD_HEADERS_TIMEOUT_MS', 20_000, 100, 600_000),
     requestTimeoutMs: int(env, 'MOCKYARD_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),

@@ -47,7 +47,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
     serverFactory: opts.serverFactory,
     bodyLimit: BODY_LIMIT,
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: false,
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? (_addr: string, hop: number) => hop < (config.trustProxy as number)
+        : config.trustProxy,
     return503OnClosing: true,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: false } },
     routerOptions: { ignoreTrailingSlash: true },
@@ -207,7 +210,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
     await app.register(fastifyStatic, {
       root: webDir,
       prefix: '/',
-      wildcard: false,
+      wildcard: true,
       index: false,
       setHeaders: (res, file) => {
         res.setHeader(
@@ -225,8 +228,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
       p === '/api' ||
       !(req.method === 'GET' || req.method === 'HEAD') ||
       !index ||
+      /\.[A-Za-z0-9]+$/.test(p) ||
       !fs.existsSync(index)
     ) {
+      // API routes, other methods, and missing files (a path with an extension) are 404s
       reply.code(404).send(errorBody(new AppError('not_found', 'No such route')));
       return;
     }

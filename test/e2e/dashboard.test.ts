@@ -339,7 +339,7 @@ describe('dashboard', () => {
     // --- sign out ------------------------------------------------------------------------------
     await page.getByRole('button', { name: 'Sign out' }).click();
     await visible(page.getByRole('heading', { name: 'Welcome back' }));
-    expect(await page.evaluate(() => localStorage.getItem('mockyard.token'))).toBeNull();
+    expect(await page.evaluate("window.localStorage.getItem('mockyard.token')")).toBeNull();
 
     expect(pageErrors).toEqual([]);
     await context.close();
