@@ -221,6 +221,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
     });
   }
 
+  const sendIndex = (reply: import('fastify').FastifyReply) =>
+    reply
+      .header('cache-control', 'no-cache')
+      .type('text/html')
+      .send(fs.readFileSync(index as string));
+  if (index)
+    app.get('/', { schema: { hide: true } }, async (_req, reply) =>
+      fs.existsSync(index) ? sendIndex(reply) : reply.callNotFound(),
+    );
+
   app.setNotFoundHandler(async (req, reply) => {
     const p = req.url.split('?')[0];
     if (
@@ -236,7 +246,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
       return;
     }
     // single-page app: deep links get index.html
-    reply.header('cache-control', 'no-cache').type('text/html').send(fs.readFileSync(index));
+    sendIndex(reply);
   });
 
   return app;
