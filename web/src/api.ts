@@ -1,4 +1,17 @@
-import type { AuthAnswer, Endpoint, ErrorDetail, LogEntry, Project, Rule, RuleInput, User } from './types';
+import type {
+  AuthAnswer,
+  Endpoint,
+  ErrorDetail,
+  ExportDocument,
+  LogEntry,
+  MockSession,
+  OnConflict,
+  OpenApiImportReport,
+  Project,
+  Rule,
+  RuleInput,
+  User,
+} from './types';
 
 const TOKEN_KEY = 'mockyard.token';
 
@@ -57,13 +70,24 @@ export function errorMessage(err: unknown): string {
 }
 
 export async function request<T>(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  const raw = body === undefined ? undefined : { text: JSON.stringify(body), contentType: 'application/json' };
+  return send<T>(method, url, raw, signal);
+}
+
+/** Sends a body as it is (e.g. YAML), with its own content type. */
+export async function send<T>(
+  method: string,
+  url: string,
+  body?: { text: string; contentType: string },
+  signal?: AbortSignal,
+): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   const token = getToken();
   if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (body !== undefined) headers['content-type'] = body.contentType;
   let res: Response;
   try {
-    res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+    res = await fetch(url, { method, headers, body: body?.text, signal });
   } catch (err) {
     if (signal?.aborted) throw err;
     throw new ApiError(0, 'network_error', 'The server could not be reached. Check your connection and try again.');
@@ -96,6 +120,18 @@ export async function request<T>(method: string, url: string, body?: unknown, si
 
 const enc = encodeURIComponent;
 const ep = (pid: string, eid: string) => `/api/projects/${enc(pid)}/endpoints/${enc(eid)}`;
+/** `?session=ID` for a mock session; nothing for the shared state (session ''). */
+const sq = (session: string) => (session ? `?session=${enc(session)}` : '');
+
+/** JSON when the text parses as JSON, else YAML (the OpenAPI import takes both). */
+export function documentType(text: string): 'application/json' | 'application/yaml' {
+  try {
+    JSON.parse(text);
+    return 'application/json';
+  } catch {
+    return 'application/yaml';
+  }
+}
 
 export type EndpointInput = Pick<Endpoint, 'method' | 'path' | 'statusCode' | 'responseBody' | 'contentType'>;
 
@@ -121,19 +157,40 @@ export const api = {
     request<Endpoint>('PATCH', ep(pid, eid), input),
   deleteEndpoint: (pid: string, eid: string) => request<void>('DELETE', ep(pid, eid)),
 
-  storage: (pid: string, eid: string, signal?: AbortSignal) =>
-    request<Record<string, unknown>>('GET', `${ep(pid, eid)}/storage`, undefined, signal),
-  clearStorage: (pid: string, eid: string) => request<void>('DELETE', `${ep(pid, eid)}/storage`),
+  /** Stored variables of the shared state (session '') or of one mock session. */
+  storage: (pid: string, eid: string, session = '', signal?: AbortSignal) =>
+    request<Record<string, unknown>>('GET', `${ep(pid, eid)}/storage${sq(session)}`, undefined, signal),
+  /** Without a session: the storage of the shared state and of every session. */
+  clearStorage: (pid: string, eid: string, session = '') =>
+    request<void>('DELETE', `${ep(pid, eid)}/storage${sq(session)}`),
+  sessions: (pid: string, eid: string, signal?: AbortSignal) =>
+    request<MockSession[]>('GET', `${ep(pid, eid)}/sessions`, undefined, signal),
 
-  rules: (pid: string, eid: string, signal?: AbortSignal) =>
-    request<Rule[]>('GET', `${ep(pid, eid)}/rules`, undefined, signal),
+  /** Rules with the sequence `state` of the shared state (session '') or of one mock session. */
+  rules: (pid: string, eid: string, session = '', signal?: AbortSignal) =>
+    request<Rule[]>('GET', `${ep(pid, eid)}/rules${sq(session)}`, undefined, signal),
   createRule: (pid: string, eid: string, input: RuleInput) => request<Rule>('POST', `${ep(pid, eid)}/rules`, input),
   updateRule: (pid: string, eid: string, rid: string, input: Partial<RuleInput>) =>
     request<Rule>('PATCH', `${ep(pid, eid)}/rules/${enc(rid)}`, input),
   deleteRule: (pid: string, eid: string, rid: string) => request<void>('DELETE', `${ep(pid, eid)}/rules/${enc(rid)}`),
-  resetRule: (pid: string, eid: string, rid: string) =>
-    request<Rule>('POST', `${ep(pid, eid)}/rules/${enc(rid)}/reset`),
+  /** Without a session: resets the shared state and every session. */
+  resetRule: (pid: string, eid: string, rid: string, session = '') =>
+    request<Rule>('POST', `${ep(pid, eid)}/rules/${enc(rid)}/reset${sq(session)}`),
 
   requests: (pid: string, limit = 100, signal?: AbortSignal) =>
     request<LogEntry[]>('GET', `/api/projects/${enc(pid)}/requests?limit=${limit}`, undefined, signal),
+
+  importOpenApi: (pid: string, text: string, onConflict: OnConflict) =>
+    send<OpenApiImportReport>('POST', `/api/projects/${enc(pid)}/import/openapi?onConflict=${onConflict}`, {
+      text,
+      contentType: documentType(text),
+    }),
+  exportProject: (pid: string, storage: boolean) =>
+    request<ExportDocument>('GET', `/api/projects/${enc(pid)}/export${storage ? '?storage=true' : ''}`),
+  /** Creates a new project from an export document (sent as it is; the server checks it). */
+  importProject: (text: string, name?: string) =>
+    send<Project>('POST', `/api/projects/import${name ? `?name=${enc(name)}` : ''}`, {
+      text,
+      contentType: 'application/json',
+    }),
 };

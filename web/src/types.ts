@@ -146,6 +146,32 @@ export interface LogEntry {
   actions: { type: string; ok: boolean; error?: string }[];
   rules?: RuleTrace[];
   proxied?: boolean;
+  /** the X-Mockyard-Session header of the request, when it had one */
+  session?: string;
+}
+
+/** A mock session seen on an endpoint (`GET …/endpoints/:id/sessions`). */
+export interface MockSession {
+  session: string;
+  lastSeen: string;
+}
+
+export type OnConflict = 'fail' | 'skip' | 'replace';
+
+/** Answer of `POST /api/projects/:id/import/openapi`. */
+export interface OpenApiImportReport {
+  created: Endpoint[];
+  skipped: { method: string; path: string; reason: string }[];
+  replaced: Endpoint[];
+}
+
+/** `GET /api/projects/:id/export` (docs/interop.md); only the parts the dashboard reads are typed. */
+export interface ExportDocument {
+  mockyard: number;
+  exportedAt: string;
+  project: { name: string; fallbackUrl: string | null };
+  endpoints: unknown[];
+  storage?: Record<string, Record<string, unknown>>;
 }
 
 export interface ErrorDetail {
