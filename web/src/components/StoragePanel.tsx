@@ -7,8 +7,17 @@ import { ErrorBanner, Spinner } from './ui';
 
 const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
-export function StoragePanel({ projectId, endpointId }: { projectId: string; endpointId: string }) {
-  const storage = useLoad((s) => api.storage(projectId, endpointId, s), [projectId, endpointId]);
+/** Stored variables of the shared state (session '') or of one mock session. */
+export function StoragePanel({
+  projectId,
+  endpointId,
+  session,
+}: {
+  projectId: string;
+  endpointId: string;
+  session: string;
+}) {
+  const storage = useLoad((s) => api.storage(projectId, endpointId, session, s), [projectId, endpointId, session]);
   const [busy, setBusy] = useState(false);
   const confirm = useConfirm();
   const toast = useToast();
@@ -17,14 +26,21 @@ export function StoragePanel({ projectId, endpointId }: { projectId: string; end
   const clear = async () => {
     const ok = await confirm({
       title: 'Clear stored variables?',
-      message: <p>All {entries.length} stored values of this endpoint are removed.</p>,
+      message: session ? (
+        <p>
+          The {entries.length} stored values of session <code>{session}</code> are removed. Other sessions and the
+          shared state keep theirs.
+        </p>
+      ) : (
+        <p>The {entries.length} shared stored values of this endpoint are removed, and those of every mock session.</p>
+      ),
       confirmLabel: 'Clear storage',
       danger: true,
     });
     if (!ok) return;
     setBusy(true);
     try {
-      await api.clearStorage(projectId, endpointId);
+      await api.clearStorage(projectId, endpointId, session);
       storage.setData(() => ({}));
       toast('Storage cleared');
     } catch (err) {
@@ -38,9 +54,13 @@ export function StoragePanel({ projectId, endpointId }: { projectId: string; end
     <section aria-labelledby="storage-title" className="card">
       <div className="section-head">
         <div>
-          <h2 id="storage-title">Storage</h2>
+          <h2 id="storage-title">
+            Storage{' '}
+            {session ? <span className="tag tag-session">session {session}</span> : <span className="tag">shared</span>}
+          </h2>
           <p className="muted small">
-            Values kept by <em>Store variable</em> actions, read as <code>{'{{endpoint.NAME}}'}</code>.
+            Values kept by <em>Store variable</em> actions, read as <code>{'{{endpoint.NAME}}'}</code>
+            {session ? ` — for requests of session ${session}.` : ' — for requests without a session.'}
           </p>
         </div>
         <div className="row-actions">
@@ -52,6 +72,7 @@ export function StoragePanel({ projectId, endpointId }: { projectId: string; end
             className="btn btn-small btn-danger-ghost"
             onClick={() => void clear()}
             disabled={busy || entries.length === 0}
+            title={session ? `Clear the storage of session ${session}` : 'Clear the shared storage and every session’s'}
           >
             Clear storage
           </button>

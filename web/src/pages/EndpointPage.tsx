@@ -1,8 +1,9 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { api, errorMessage } from '../api';
 import { useConfirm } from '../components/confirm';
 import { EndpointForm } from '../components/EndpointForm';
 import { mockBase } from '../components/ProjectHeader';
+import { SessionPicker } from '../components/SessionPicker';
 import { StoragePanel } from '../components/StoragePanel';
 import { useToast } from '../components/toast';
 import { CopyButton, EmptyState, ErrorBanner, MethodBadge, Spinner } from '../components/ui';
@@ -13,11 +14,16 @@ import type { Endpoint } from '../types';
 
 const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-export function curlLine(e: Pick<Endpoint, 'method' | 'path' | 'contentType'>, url: string): string {
+export function curlLine(
+  e: Pick<Endpoint, 'method' | 'path' | 'contentType'>,
+  url: string,
+  headers: string[] = [],
+): string {
   const parts = ['curl', '-i'];
   if (e.method === 'HEAD') parts.push('-I');
   else if (e.method !== 'GET') parts.push('-X', e.method);
   parts.push(shq(url));
+  for (const h of headers) parts.push('-H', shq(h));
   if (['POST', 'PUT', 'PATCH'].includes(e.method)) {
     parts.push('-H', shq('content-type: application/json'), '-d', shq('{}'));
   }
@@ -29,6 +35,10 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
   const endpoint = useLoad((s) => api.endpoint(projectId, endpointId, s), [projectId, endpointId]);
   const confirm = useConfirm();
   const toast = useToast();
+  // '' is the shared state (requests without X-Mockyard-Session).
+  const [session, setSession] = useState('');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new endpoint starts on the shared state
+  useEffect(() => setSession(''), [projectId, endpointId]);
   const e = endpoint.data;
 
   useEffect(() => {
@@ -128,9 +138,18 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
         />
       </details>
 
-      <RulesPanel projectId={projectId} endpointId={e.id} contentType={e.contentType} />
+      <SessionPicker
+        projectId={projectId}
+        endpointId={e.id}
+        session={session}
+        onChange={setSession}
+        sessionCurl={curlLine(e, url, [`X-Mockyard-Session: ${session || 'run-1'}`])}
+        seedCurl={curlLine(e, url, ['X-Mockyard-Seed: 42'])}
+      />
 
-      <StoragePanel projectId={projectId} endpointId={e.id} />
+      <RulesPanel projectId={projectId} endpointId={e.id} contentType={e.contentType} session={session} />
+
+      <StoragePanel projectId={projectId} endpointId={e.id} session={session} />
     </div>
   );
 }

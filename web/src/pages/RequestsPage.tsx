@@ -40,6 +40,23 @@ function Outcome({ e, rulesById }: { e: LogEntry; rulesById: Map<string, Rule> }
   return <span className="tag">default</span>;
 }
 
+function SessionBadge({ session }: { session: string }) {
+  return (
+    <span className="tag tag-session" title={`X-Mockyard-Session: ${session}`}>
+      <span className="sr-only">session </span>
+      {session}
+    </span>
+  );
+}
+
+/** The session filter: every request, only those without a session, or one session's. */
+type SessionFilter = { kind: 'all' } | { kind: 'none' } | { kind: 'one'; session: string };
+const filterValue = (f: SessionFilter) => (f.kind === 'one' ? `s:${f.session}` : f.kind);
+const parseFilter = (v: string): SessionFilter =>
+  v.startsWith('s:') ? { kind: 'one', session: v.slice(2) } : v === 'none' ? { kind: 'none' } : { kind: 'all' };
+const passes = (f: SessionFilter, e: LogEntry) =>
+  f.kind === 'all' ? true : f.kind === 'none' ? !e.session : e.session === f.session;
+
 function Detail({
   e,
   endpoint,
@@ -76,6 +93,8 @@ function Detail({
         <dd>
           <Outcome e={e} rulesById={rulesById} />
         </dd>
+        <dt>Session</dt>
+        <dd>{e.session ? <SessionBadge session={e.session} /> : <span className="muted">none (shared state)</span>}</dd>
         <dt>Endpoint</dt>
         <dd>
           {endpoint ? (
@@ -177,6 +196,7 @@ export function RequestsPage({ projectId }: { projectId: string }) {
   const [status, setStatus] = useState<StreamStatus>('connecting');
   const [paused, setPaused] = useState(false);
   const [selected, setSelected] = useState<string | null>(null);
+  const [filter, setFilter] = useState<SessionFilter>({ kind: 'all' });
   const [rulesById, setRulesById] = useState<Map<string, Rule>>(new Map());
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
@@ -254,6 +274,12 @@ export function RequestsPage({ projectId }: { projectId: string }) {
 
   const endpointsById = useMemo(() => new Map((endpoints.data ?? []).map((e) => [e.id, e])), [endpoints.data]);
   const current = entries.find((e) => e.id === selected) ?? null;
+  const sessions = useMemo(() => {
+    const seen = new Set<string>();
+    for (const e of entries) if (e.session) seen.add(e.session);
+    return [...seen].sort();
+  }, [entries]);
+  const shown = useMemo(() => entries.filter((e) => passes(filter, e)), [entries, filter]);
 
   if (project.apiError?.status === 404) return <NotFoundProject />;
   if (!project.data)
@@ -279,9 +305,32 @@ export function RequestsPage({ projectId }: { projectId: string }) {
             <span className="live-dot" aria-hidden="true" />
             {statusText}
           </span>
-          <span className="muted small">{entries.length} shown</span>
+          <span className="muted small">
+            {filter.kind === 'all' ? `${entries.length} shown` : `${shown.length} of ${entries.length} shown`}
+          </span>
         </div>
         <div className="row-actions">
+          {(sessions.length > 0 || filter.kind !== 'all') && (
+            <div className="inline-field">
+              <label htmlFor="session-filter">Session</label>
+              <select
+                id="session-filter"
+                value={filterValue(filter)}
+                onChange={(e) => setFilter(parseFilter(e.target.value))}
+              >
+                <option value="all">All requests</option>
+                <option value="none">No session</option>
+                {filter.kind === 'one' && !sessions.includes(filter.session) && (
+                  <option value={filterValue(filter)}>{filter.session}</option>
+                )}
+                {sessions.map((s) => (
+                  <option key={s} value={`s:${s}`}>
+                    {s}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
           <button type="button" className="btn btn-small" aria-pressed={paused} onClick={() => setPaused((p) => !p)}>
             {paused ? 'Resume' : 'Pause'}
           </button>
@@ -294,6 +343,7 @@ export function RequestsPage({ projectId }: { projectId: string }) {
             onClick={() => {
               setEntries([]);
               setSelected(null);
+              setFilter({ kind: 'all' });
             }}
             disabled={entries.length === 0}
           >
@@ -311,12 +361,18 @@ export function RequestsPage({ projectId }: { projectId: string }) {
             curl {window.location.origin}/m/{projectId}
             {endpoints.data?.[0]?.path ?? '/your/path'}
           </code>
-          , and it shows up here at once.
+          , and it shows up here at once. Add <code>-H 'X-Mockyard-Session: run-1'</code> to give a test run its own
+          sequences and storage; requests are tagged with their session.
         </EmptyState>
       ) : (
         <div className="requests">
           <ul className="request-list" aria-labelledby="requests-title">
-            {entries.map((e) => {
+            {shown.length === 0 && (
+              <li className="muted center request-none">
+                No request {filter.kind === 'one' ? `of session ${filter.session}` : 'without a session'} in this view.
+              </li>
+            )}
+            {shown.map((e) => {
               const q = queryText(e.query);
               return (
                 <li key={e.id}>
@@ -335,9 +391,12 @@ export function RequestsPage({ projectId }: { projectId: string }) {
                   >
                     <span className="rq-time">{formatTime(e.at)}</span>
                     <MethodBadge method={e.method} />
-                    <span className="rq-path mono">
-                      {e.path}
-                      {q && <span className="muted">?{q}</span>}
+                    <span className="rq-where">
+                      <span className="rq-path mono">
+                        {e.path}
+                        {q && <span className="muted">?{q}</span>}
+                      </span>
+                      {e.session && <SessionBadge session={e.session} />}
                     </span>
                     <StatusBadge code={e.statusCode} />
                     <span className="rq-rule">

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, errorMessage } from '../api';
 import { useAuth } from '../auth';
 import { useConfirm } from '../components/confirm';
@@ -24,6 +24,7 @@ function SequenceState({ rule }: { rule: Rule }) {
 
 function RuleCard({
   rule,
+  session,
   index,
   total,
   busy,
@@ -34,6 +35,7 @@ function RuleCard({
   onDelete,
 }: {
   rule: Rule;
+  session: string;
   index: number;
   total: number;
   busy: boolean;
@@ -110,6 +112,7 @@ function RuleCard({
                   <li key={i} className="chip">
                     {ACTION_LABELS[a.type]}
                     {a.type === 'http_request' ? ` ${a.method} ${a.url}` : ` ${a.name}`}
+                    {a.type === 'http_request' && a.saveAs ? ` → vars.${a.saveAs}` : ''}
                     {a.onError === 'stop' ? ' · stop on error' : ''}
                   </li>
                 ))}
@@ -145,10 +148,21 @@ function RuleCard({
       <div className="rule-foot">
         <span className="state">
           <SequenceState rule={rule} />
+          {rule.response && session && <span className="tag tag-session">session {session}</span>}
         </span>
         <div className="row-actions">
           {rule.response && (
-            <button type="button" className="btn btn-small" disabled={busy} onClick={onReset}>
+            <button
+              type="button"
+              className="btn btn-small"
+              disabled={busy}
+              onClick={onReset}
+              title={
+                session
+                  ? `Back to step 1 for session ${session} only`
+                  : 'Back to step 1 for requests without a session, and for every mock session'
+              }
+            >
               Reset sequence
             </button>
           )}
@@ -168,13 +182,19 @@ export function RulesPanel({
   projectId,
   endpointId,
   contentType,
+  session,
 }: {
   projectId: string;
   endpointId: string;
   contentType: string;
+  /** whose sequence positions to show and reset: '' is the shared state, else a mock session */
+  session: string;
 }) {
   const { user } = useAuth();
-  const rules = useLoad((s) => api.rules(projectId, endpointId, s), [projectId, endpointId]);
+  const rules = useLoad((s) => api.rules(projectId, endpointId, session, s), [projectId, endpointId, session]);
+  // Answers for a session that is no longer selected are dropped.
+  const sessionRef = useRef(session);
+  sessionRef.current = session;
   const [editing, setEditing] = useState<string | 'new' | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [rowError, setRowError] = useState<{ ruleId: string; message: string } | null>(null);
@@ -190,14 +210,18 @@ export function RulesPanel({
     const t = window.setInterval(() => {
       if (document.visibilityState !== 'visible') return;
       api
-        .rules(projectId, endpointId)
-        .then((r) => setData(() => r))
+        .rules(projectId, endpointId, session)
+        .then((r) => {
+          if (sessionRef.current === session) setData(() => r);
+        })
         .catch(() => {});
     }, 4000);
     return () => window.clearInterval(t);
-  }, [projectId, endpointId, setData]);
+  }, [projectId, endpointId, session, setData]);
 
-  const replace = (r: Rule) => setData((d) => d?.map((x) => (x.id === r.id ? r : x)));
+  // Writes answer with the shared state: keep the shown session's position until the next refresh.
+  const withState = (r: Rule, old: Rule | undefined) => (session && old ? { ...r, state: old.state } : r);
+  const replace = (r: Rule) => setData((d) => d?.map((x) => (x.id === r.id ? withState(r, x) : x)));
 
   const run = async (ruleId: string, what: string, fn: () => Promise<void>) => {
     setBusy(ruleId);
@@ -223,7 +247,15 @@ export function RulesPanel({
       const updated = await Promise.all(
         changed.map(({ r, priority }) => api.updateRule(projectId, endpointId, r.id, { priority })),
       );
-      const byId = new Map(updated.map((u) => [u.id, u]));
+      const byId = new Map(
+        updated.map((u) => [
+          u.id,
+          withState(
+            u,
+            list.find((x) => x.id === u.id),
+          ),
+        ]),
+      );
       setData(() => order.map((r) => byId.get(r.id) ?? r));
     });
   };
@@ -241,6 +273,12 @@ export function RulesPanel({
               {list.length} of {limit} rules
             </span>{' '}
             on the {user?.plan ?? 'free'} plan · evaluated top to bottom
+            {session ? (
+              <>
+                {' '}
+                · positions of session <strong>{session}</strong>
+              </>
+            ) : null}
           </p>
         </div>
         {editing !== 'new' && (
@@ -290,7 +328,9 @@ export function RulesPanel({
                   onCancel={() => setEditing(null)}
                   onSave={async (input) => {
                     const u = await api.updateRule(projectId, endpointId, r.id, input);
-                    setData((d) => d?.map((x) => (x.id === u.id ? u : x)).sort((a, b) => a.priority - b.priority));
+                    setData((d) =>
+                      d?.map((x) => (x.id === u.id ? withState(u, x) : x)).sort((a, b) => a.priority - b.priority),
+                    );
                     setEditing(null);
                     toast(`Saved rule ${u.name}`);
                   }}
@@ -298,6 +338,7 @@ export function RulesPanel({
               ) : (
                 <RuleCard
                   rule={r}
+                  session={session}
                   index={i}
                   total={list.length}
                   busy={busy !== null}
@@ -309,8 +350,13 @@ export function RulesPanel({
                   onMove={(dir) => void move(i, dir)}
                   onReset={() =>
                     run(r.id, 'reset the sequence', async () => {
-                      replace(await api.resetRule(projectId, endpointId, r.id));
-                      toast(`Sequence of ${r.name} is back at step 1`);
+                      const u = await api.resetRule(projectId, endpointId, r.id, session);
+                      setData((d) => d?.map((x) => (x.id === u.id ? u : x)));
+                      toast(
+                        session
+                          ? `Sequence of ${r.name} is back at step 1 for session ${session}`
+                          : `Sequence of ${r.name} is back at step 1 (shared and every session)`,
+                      );
                     })
                   }
                   onEdit={() => setEditing(r.id)}
