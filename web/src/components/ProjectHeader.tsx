@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link, navigate, paths } from '../router';
 import type { Project } from '../types';
 import { RenameProject, useDeleteProject } from './ProjectActions';
+import { ExportDialog } from './ProjectTransfer';
 import { CopyButton } from './ui';
 
 export const mockBase = (projectId: string) => `${window.location.origin}/m/${encodeURIComponent(projectId)}`;
@@ -17,6 +18,7 @@ export function ProjectHeader({
   onRenamed: (p: Project) => void;
 }) {
   const [renaming, setRenaming] = useState(false);
+  const [exporting, setExporting] = useState(false);
   const deleteProject = useDeleteProject();
   useEffect(() => {
     document.title = `${project.name} · ${tab === 'endpoints' ? 'Endpoints' : 'Live requests'} · Mockyard`;
@@ -42,6 +44,9 @@ export function ProjectHeader({
         <div className="page-head">
           <h1>{project.name}</h1>
           <div className="row-actions">
+            <button type="button" className="btn btn-small" onClick={() => setExporting(true)}>
+              Export
+            </button>
             <button type="button" className="btn btn-small" onClick={() => setRenaming(true)}>
               Rename project
             </button>
@@ -64,6 +69,7 @@ export function ProjectHeader({
         </code>
         <CopyButton text={base} what="mock base URL" />
       </div>
+      {exporting && <ExportDialog project={project} onClose={() => setExporting(false)} />}
       <nav className="tabs" aria-label="Project sections">
         <Link href={paths.project(project.id)} aria-current={tab === 'endpoints' ? 'page' : undefined}>
           Endpoints

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { api, errorMessage } from '../api';
 import { useConfirm } from '../components/confirm';
 import { EndpointForm, emptyEndpoint } from '../components/EndpointForm';
+import { ImportOpenApiDialog } from '../components/ImportOpenApi';
 import { ProjectHeader } from '../components/ProjectHeader';
 import { useToast } from '../components/toast';
 import { EmptyState, ErrorBanner, MethodBadge, Spinner, StatusBadge } from '../components/ui';
@@ -21,6 +22,7 @@ export function ProjectPage({ projectId }: { projectId: string }) {
   const project = useLoad((s) => api.project(projectId, s), [projectId]);
   const endpoints = useLoad((s) => api.endpoints(projectId, s), [projectId]);
   const [creating, setCreating] = useState(false);
+  const [importing, setImporting] = useState(false);
   const confirm = useConfirm();
   const toast = useToast();
 
@@ -54,12 +56,24 @@ export function ProjectPage({ projectId }: { projectId: string }) {
       <section aria-labelledby="endpoints-title">
         <div className="section-head">
           <h2 id="endpoints-title">Endpoints</h2>
-          {!creating && (
-            <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
-              New endpoint
+          <div className="row-actions">
+            <button type="button" className="btn" onClick={() => setImporting(true)}>
+              Import OpenAPI
             </button>
-          )}
+            {!creating && (
+              <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+                New endpoint
+              </button>
+            )}
+          </div>
         </div>
+        {importing && (
+          <ImportOpenApiDialog
+            projectId={projectId}
+            onClose={() => setImporting(false)}
+            onImported={endpoints.reload}
+          />
+        )}
 
         {creating && (
           <div className="card">
@@ -90,7 +104,8 @@ export function ProjectPage({ projectId }: { projectId: string }) {
               }
             >
               An endpoint is a method and a path, such as <code>GET /api/users/:id</code>, with the answer it gives. Add
-              rules to it later to vary the answer by header, query or body.
+              rules to it later to vary the answer by header, query or body — or import an OpenAPI document to create
+              them all at once.
             </EmptyState>
           )
         ) : (

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { api, errorMessage } from '../api';
 import { RenameProject, useDeleteProject } from '../components/ProjectActions';
+import { ImportProjectDialog } from '../components/ProjectTransfer';
 import { EmptyState, ErrorBanner, formatDate, Spinner } from '../components/ui';
 import { useLoad } from '../hooks';
 import { Link, navigate, paths } from '../router';
@@ -11,6 +12,7 @@ export function ProjectsPage() {
   const [busy, setBusy] = useState(false);
   const [createError, setCreateError] = useState<string | null>(null);
   const [renaming, setRenaming] = useState<string | null>(null);
+  const [importing, setImporting] = useState(false);
   const deleteProject = useDeleteProject();
 
   const create = async (e: FormEvent) => {
@@ -40,7 +42,11 @@ export function ProjectsPage() {
           <h1>Projects</h1>
           <p className="muted">Each project has its own mock base URL and request log.</p>
         </div>
+        <button type="button" className="btn" onClick={() => setImporting(true)}>
+          Import project
+        </button>
       </div>
+      {importing && <ImportProjectDialog onClose={() => setImporting(false)} />}
 
       <form className="card create-bar" onSubmit={create} aria-label="New project">
         <div className="field grow">
