@@ -40,22 +40,40 @@ function Field({
   errors,
   children,
   className,
+  hint,
 }: {
   label: string;
   errors?: string[];
-  children: (id: string, invalid: boolean) => ReactNode;
+  /** the third argument is the id of the hint, for aria-describedby */
+  children: (id: string, invalid: boolean, hintId: string | undefined) => ReactNode;
   className?: string;
+  hint?: ReactNode;
 }) {
   const id = useId();
   const invalid = (errors?.length ?? 0) > 0;
+  const hintId = hint ? `${id}-hint` : undefined;
   return (
     <div className={`field ${className ?? ''}`}>
       <label htmlFor={id}>{label}</label>
-      {children(id, invalid)}
+      {children(id, invalid, hintId)}
+      {hint && (
+        <p className="hint" id={hintId}>
+          {hint}
+        </p>
+      )}
       <FieldError messages={errors} />
     </div>
   );
 }
+
+const FAULT_HINTS: Record<'' | Fault, string> = {
+  '': 'Or fail at the network level instead of answering, to test timeouts, retries and error handling.',
+  connection_reset:
+    'After the delay, the TCP connection is reset: the client sees ECONNRESET. Status and body are not sent.',
+  empty_response: 'After the delay, the connection closes without a byte: the client sees “socket hang up”.',
+  malformed_body:
+    'After the delay, a 200 status line, then bytes that are not a valid chunked body, then close: a parse error in the client.',
+};
 
 function ConditionRow({
   c,
@@ -253,9 +271,15 @@ function StepCard({
             />
           )}
         </Field>
-        <Field label="Fault" errors={errs(`${p}/fault`)} className="span-2">
-          {(id) => (
-            <select id={id} value={s.fault} onChange={(e) => set({ fault: e.target.value as '' | Fault })}>
+        <Field label="Fault" errors={errs(`${p}/fault`)} className="span-2" hint={FAULT_HINTS[s.fault]}>
+          {(id, _invalid, hintId) => (
+            <select
+              id={id}
+              value={s.fault}
+              aria-describedby={hintId}
+              title="Simulate a network failure instead of answering"
+              onChange={(e) => set({ fault: e.target.value as '' | Fault })}
+            >
               <option value="">None — answer normally</option>
               {FAULTS.map((f) => (
                 <option key={f} value={f}>
@@ -427,14 +451,28 @@ function ActionCard({
                 />
               )}
             </Field>
-            <Field label="Save answer as (optional)" errors={errs(`${p}/saveAs`)}>
-              {(id, invalid) => (
+            <Field
+              label="Save answer as (optional)"
+              errors={errs(`${p}/saveAs`)}
+              className="span-2"
+              hint={
+                <>
+                  Keeps the answer for later actions and the response:{' '}
+                  <code>{`{{vars.${a.saveAs.trim() || 'hook'}.status}}`}</code>,{' '}
+                  <code>{`{{vars.${a.saveAs.trim() || 'hook'}.headers.content-type}}`}</code>,{' '}
+                  <code>{`{{vars.${a.saveAs.trim() || 'hook'}.body.user.name}}`}</code> (JSON bodies).
+                </>
+              }
+            >
+              {(id, invalid, hintId) => (
                 <input
                   id={id}
                   value={a.saveAs}
                   spellCheck={false}
                   placeholder="hook"
                   aria-invalid={invalid}
+                  aria-describedby={hintId}
+                  title="A name for the answer of this request, read as {{vars.NAME…}}"
                   onChange={(e) => set({ saveAs: e.target.value })}
                 />
               )}
