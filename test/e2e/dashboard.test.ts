@@ -143,6 +143,34 @@ afterAll(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 }, 30_000);
 
+/** A tiny OpenAPI document: GET /api/orders collides with the endpoint the test creates first. */
+const OPENAPI_YAML = `openapi: 3.0.3
+info:
+  title: Shop
+  version: "1"
+paths:
+  /api/orders:
+    get:
+      responses:
+        "200":
+          description: the orders
+  /api/customers/{id}:
+    get:
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: integer } }
+      responses:
+        "200":
+          description: one customer
+          content:
+            application/json:
+              example: { id: 7, name: Ada }
+  /api/customers:
+    post:
+      responses:
+        "201":
+          description: created
+`;
+
 /** Calls the mock from Node, as an app under development would. */
 async function callMock(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   const res = await fetch(url, { headers });
@@ -168,7 +196,7 @@ async function shot(page: Page, name: string, narrow = false): Promise<void> {
 }
 
 describe('dashboard', () => {
-  it('signs up, builds a mock with a sequenced rule, follows live requests and cleans up', async () => {
+  it('signs up, builds a mock with a sequenced rule, follows live requests and sessions, imports and exports, cleans up', async () => {
     if (!fs.existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
     if (setupError) throw setupError;
     if (!browser) throw new Error('Chromium did not start');
@@ -273,8 +301,6 @@ describe('dashboard', () => {
     const detail = page.getByRole('complementary', { name: 'Request details' });
     await visible(detail.getByText('VIP customers — matched'));
     await visible(detail.getByRole('rowheader', { name: 'x-tier' }));
-    await shot(page, 'live-requests.png');
-    await shot(page, 'live-requests-narrow.png', true);
 
     // The same list after a reload of the deep link (initial list from GET /requests).
     await page.reload();
@@ -288,14 +314,60 @@ describe('dashboard', () => {
     await visible(detail.getByText('VIP customers — did not match'));
     await visible(detail.getByText(/Condition 1 failed/));
 
+    // --- mock sessions: each X-Mockyard-Session value has its own sequence ----------------------
+    const inSession = (session: string) => callMock(mockUrl, { 'x-tier': 'vip', 'x-mockyard-session': session });
+    expect(await inSession('run-a')).toEqual({ status: 201, body: '{"vip":"first"}' });
+    // run-b starts at step 1 too: run-a's hit moved only run-a's sequence.
+    expect(await inSession('run-b')).toEqual({ status: 201, body: '{"vip":"first"}' });
+    expect(await inSession('run-a')).toEqual({ status: 200, body: '{"vip":"second"}' });
+    const list = page.getByRole('list', { name: 'Requests', exact: true });
+    const allRows = list.getByRole('button');
+    await poll(() => allRows.count()).toBe(6);
+    await poll(() => allRows.filter({ hasText: 'session run-a' }).count()).toBe(2);
+    await poll(() => allRows.filter({ hasText: 'session run-b' }).count()).toBe(1);
+    const sessionFilter = page.getByRole('combobox', { name: 'Session', exact: true });
+    await sessionFilter.selectOption({ label: 'run-a' });
+    await poll(() => allRows.count()).toBe(2);
+    for (const i of [0, 1]) await poll(() => allRows.nth(i).textContent()).toContain('run-a');
+    await visible(page.getByText('2 of 6 shown'));
+    await sessionFilter.selectOption({ label: 'No session' });
+    await poll(() => allRows.count()).toBe(3);
+    await poll(() => allRows.filter({ hasText: /session run-/ }).count()).toBe(0);
+    await sessionFilter.selectOption({ label: 'All requests' });
+    await poll(() => allRows.count()).toBe(6);
+    await allRows.filter({ hasText: 'session run-b' }).click();
+    await visible(detail.getByRole('definition').filter({ hasText: 'session run-b' }));
+    await shot(page, 'live-requests.png');
+    await shot(page, 'live-requests-narrow.png', true);
+
     // --- back to the endpoint: sequence state and reset ----------------------------------------
     expect(await callMock(mockUrl, { 'x-tier': 'vip' })).toMatchObject({ status: 201 });
     await page.goBack();
     await visible(rule);
     await visible(rule.getByText('Next: step 2 of 2'));
+
+    // The session picker shows (and resets) one session's position; the shared one stays.
+    const picker = page.getByRole('combobox', { name: 'Show state of' });
+    await picker.selectOption('run-a');
+    await visible(rule.getByText('session run-a'));
+    await visible(rule.getByText('Next: step 1 of 2'));
+    await picker.selectOption('run-b');
+    await visible(rule.getByText('session run-b'));
+    await visible(rule.getByText('Next: step 2 of 2'));
+    await visible(page.getByRole('heading', { name: 'Storage session run-b' }));
+    await shot(page, 'endpoint-session.png');
+    await rule.getByRole('button', { name: 'Reset sequence' }).click();
+    await visible(rule.getByText('Next: step 1 of 2'));
+    expect(await inSession('run-b')).toEqual({ status: 201, body: '{"vip":"first"}' });
+    await picker.selectOption({ label: 'Shared (no session)' });
+    await poll(() => rule.getByText('session run-').count()).toBe(0);
+    await visible(rule.getByText('Next: step 2 of 2'));
+
+    // From the shared view, Reset restarts the shared sequence and every session's.
     await rule.getByRole('button', { name: 'Reset sequence' }).click();
     await visible(rule.getByText('Next: step 1 of 2'));
     expect(await callMock(mockUrl, { 'x-tier': 'vip' })).toEqual({ status: 201, body: '{"vip":"first"}' });
+    expect(await inSession('run-a')).toEqual({ status: 201, body: '{"vip":"first"}' });
 
     // --- toggle the rule off: the default response answers -------------------------------------
     const active = rule.getByRole('checkbox', { name: 'Active: VIP customers' });
@@ -315,8 +387,53 @@ describe('dashboard', () => {
 
     // --- the project's endpoint list ----------------------------------------------------------
     await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Shop API' }).click();
-    await visible(page.getByRole('list', { name: 'Endpoints' }).getByRole('link', { name: '/api/orders' }));
+    const endpointList = page.getByRole('list', { name: 'Endpoints' });
+    await visible(endpointList.getByRole('link', { name: '/api/orders' }));
+
+    // --- import an OpenAPI document (YAML); one route collides with /api/orders -----------------
+    await page.getByRole('button', { name: 'Import OpenAPI' }).click();
+    const importer = page.getByRole('dialog', { name: 'Import OpenAPI' });
+    await visible(importer);
+    await importer.getByRole('textbox', { name: 'OpenAPI document' }).fill(OPENAPI_YAML);
+    await visible(importer.getByText('Sent as YAML.', { exact: false }));
+    await importer.getByRole('button', { name: 'Import', exact: true }).click();
+    await visible(importer.getByText('1 operation collides with an existing endpoint: nothing was imported.'));
+    await visible(importer.getByText(/GET \/api\/orders collides with endpoint/));
+    await shot(page, 'import-openapi.png');
+    await importer.getByRole('button', { name: 'Skip existing' }).click();
+    await visible(importer.getByText('Created 2 endpoints, replaced 0, skipped 1.'));
+    const created = importer.getByRole('list', { name: 'Created endpoints' }).getByRole('listitem');
+    await poll(() => created.allTextContents()).toEqual(['GET /api/customers/:id200', 'POST /api/customers201']);
+    await visible(importer.getByRole('list', { name: 'Skipped operations' }).getByText('/api/orders', { exact: true }));
+    await shot(page, 'import-openapi-report.png');
+    await importer.getByRole('button', { name: 'Done' }).click();
+    await poll(() => importer.count()).toBe(0);
+    await visible(endpointList.getByRole('link', { name: '/api/customers/:id' }));
+    await visible(endpointList.getByRole('link', { name: '/api/customers', exact: true }));
+    expect(await callMock(`${base}/m/${projectId}/api/customers/7`)).toEqual({
+      status: 200,
+      body: '{\n  "id": 7,\n  "name": "Ada"\n}',
+    });
     await shot(page, 'project-endpoints.png');
+
+    // --- export the project as a file ---------------------------------------------------------
+    await page.getByRole('button', { name: 'Export', exact: true }).click();
+    const exporter = page.getByRole('dialog', { name: 'Export “Shop API”' });
+    await exporter.getByRole('checkbox', { name: /Include stored variables/ }).check();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      exporter.getByRole('button', { name: 'Download' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('Shop-API.mockyard.json');
+    const exportFile = await download.path();
+    const exported = JSON.parse(fs.readFileSync(exportFile, 'utf8'));
+    expect(exported).toMatchObject({ mockyard: 1, project: { name: 'Shop API' } });
+    expect(exported.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`)).toEqual([
+      'GET /api/orders',
+      'GET /api/customers/:id',
+      'POST /api/customers',
+    ]);
+    await poll(() => exporter.count()).toBe(0);
 
     // --- the projects list, then delete the projects -------------------------------------------
     await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
@@ -327,8 +444,28 @@ describe('dashboard', () => {
     await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
     await poll(() => page.getByRole('list', { name: 'Your projects' }).getByRole('listitem').count()).toBe(2);
     await shot(page, 'projects.png');
-    for (const name of ['Shop API', 'Mobile app backend']) {
-      await page.getByRole('button', { name: `Delete ${name}` }).click();
+
+    // --- import the exported file as a new project --------------------------------------------
+    await page.getByRole('button', { name: 'Import project' }).click();
+    const projectImporter = page.getByRole('dialog', { name: 'Import project' });
+    await projectImporter.getByLabel('Export file').setInputFiles(exportFile);
+    await visible(projectImporter.getByText('Project “Shop API”.'));
+    await projectImporter.getByLabel('New project name (optional)').fill('Shop API copy');
+    await projectImporter.getByRole('button', { name: 'Import project' }).click();
+    await visible(page.getByRole('heading', { name: 'Shop API copy', level: 1 }));
+    const copyId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2]);
+    expect(copyId).not.toBe(projectId);
+    await poll(() => page.getByRole('list', { name: 'Endpoints' }).getByRole('link').allTextContents()).toEqual([
+      '/api/orders',
+      '/api/customers/:id',
+      '/api/customers',
+    ]);
+    expect(await callMock(`${base}/m/${copyId}/api/orders`)).toEqual({ status: 200, body: '{\n  "orders": []\n}' });
+    await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
+    await poll(() => page.getByRole('list', { name: 'Your projects' }).getByRole('listitem').count()).toBe(3);
+
+    for (const name of ['Shop API', 'Mobile app backend', 'Shop API copy']) {
+      await page.getByRole('button', { name: `Delete ${name}`, exact: true }).click();
       const confirm = page.getByRole('dialog', { name: `Delete project “${name}”?` });
       await confirm.getByRole('button', { name: 'Delete project' }).click();
       await poll(() => page.getByRole('link', { name, exact: true }).count()).toBe(0);
