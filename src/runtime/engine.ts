@@ -11,7 +11,8 @@ import type { CompiledEndpoint, CompiledProject, CompiledStep } from './compile.
 import { compileProject } from './compile.js';
 import { evaluateConditions } from './conditions.js';
 import type { MockContext } from './context.js';
-import { type Egress, EgressError, HOP_HEADER } from './egress.js';
+import { type Egress, EgressError, type EgressResponse, HOP_HEADER } from './egress.js';
+import type { Steps } from './steps.js';
 
 /** Action pipeline budget of one request (CONTRACT §5). */
 export const ACTION_BUDGET_MS = 10_000;
@@ -115,12 +116,13 @@ export class Engine {
     return p;
   }
 
-  async evaluate(ep: CompiledEndpoint, ctx: MockContext, session: string, hops: number): Promise<Evaluation> {
+  /** Evaluates the endpoint's rules: a step function (synchronous on SQLite unless a webhook runs). */
+  *evaluate(ep: CompiledEndpoint, ctx: MockContext, session: string, hops: number): Steps<Evaluation> {
     const { store } = this.deps;
     const eid = ep.endpoint.id;
     const actions: ActionOutcome[] = [];
     const traces: RuleTrace[] = [];
-    if (ep.readsStorage) ctx.storage = await store.hotStorage(eid, session);
+    if (ep.readsStorage) ctx.storage = (yield store.hotStorage(eid, session)) as Map<string, string>;
     let deadline = 0;
     let stopped = false;
 
@@ -148,10 +150,10 @@ export class Engine {
             actions.push({ type: a.type, ok: true });
           } else if (a.type === 'store_variable') {
             // render and write under the endpoint's storage lock, so concurrent appends lose nothing
-            ctx.storage = await store.hotUpdateStorage(eid, session, (current) => {
+            ctx.storage = (yield store.hotUpdateStorage(eid, session, (current) => {
               ctx.storage = current;
               return [[a.name, a.value(ctx)]];
-            });
+            })) as Map<string, string>;
             actions.push({ type: a.type, ok: true });
           } else {
             if (hops >= MAX_HOPS)
@@ -159,13 +161,13 @@ export class Engine {
             const headers: Record<string, string> = {};
             for (const [k, v] of a.headers) headers[k] = v(ctx);
             headers[HOP_HEADER] = String(hops + 1);
-            const res = await this.deps.egress.request({
+            const res = (yield this.deps.egress.request({
               url: a.url(ctx),
               method: a.method,
               headers,
               body: a.method === 'GET' || a.method === 'HEAD' ? undefined : a.body(ctx),
               timeoutMs: Math.min(a.timeoutMs, left),
-            });
+            })) as EgressResponse;
             if (a.saveAs) ctx.vars.set(a.saveAs, { status: res.status, headers: res.headers, body: res.body });
             actions.push({ type: a.type, ok: true });
             if (a.applyResponse) {
@@ -192,7 +194,7 @@ export class Engine {
         }
       }
       if (rule.steps && rule.sequence) {
-        const hits = await store.hotHit(rule.id, session);
+        const hits = (yield store.hotHit(rule.id, session)) as number;
         return {
           outcome: { kind: 'step', ruleId: rule.id, step: rule.steps[rule.sequence.stepFor(hits - 1)] },
           actions,

@@ -13,6 +13,7 @@ import { MockContext, MockRequestView } from './context.js';
 import { type Egress, EgressError, HOP_HEADER } from './egress.js';
 import type { Engine, Evaluation } from './engine.js';
 import type { RequestLog } from './request-log.js';
+import { drive, type Steps } from './steps.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const LOGGED_BODY_BYTES = 64 * 1024;
@@ -34,6 +35,9 @@ const HOP_BY_HOP = new Set([
 const CORS = 'access-control-allow-origin';
 const jsonError = (code: ConstructorParameters<typeof AppError>[0], message?: string) =>
   JSON.stringify(errorBody(new AppError(code, message)));
+/** Answers a miss often gets (scanners, typos): built once, not per request. */
+const NO_PROJECT = jsonError('mock_not_found', 'No mock project with this id');
+const NO_ENDPOINT = jsonError('mock_not_found');
 
 export interface MockServerDeps {
   engine: Engine;
@@ -98,7 +102,7 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
   const { engine, requestLog, log } = deps;
   const jitter = deps.rng ?? Math.random;
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  function* handle(req: IncomingMessage, res: ServerResponse): Steps<void> {
     const started = performance.now();
     const url = req.url ?? '/';
     // url = /m/<projectId><path>?<query>
@@ -123,7 +127,7 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
       const b = readBody(req);
       if (typeof b === 'string') bodyText = b;
       else {
-        rawBody = await b;
+        rawBody = (yield b) as Buffer;
         bodyText = rawBody.toString('utf8');
       }
     } catch (err) {
@@ -134,7 +138,7 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
 
     let project: Awaited<ReturnType<Engine['project']>>;
     try {
-      project = projectId ? await engine.project(projectId) : null;
+      project = projectId ? ((yield engine.project(projectId)) as Awaited<ReturnType<Engine['project']>>) : null;
     } catch (err) {
       // the project is not cached and the database does not answer
       const unavailable = isUnavailable(err);
@@ -143,7 +147,7 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
       return;
     }
     if (!project) {
-      sendError(res, 404, jsonError('mock_not_found', 'No mock project with this id'));
+      sendError(res, 404, NO_PROJECT);
       return;
     }
 
@@ -177,7 +181,7 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     if (!match) {
       if (project.fallbackUrl) {
         entry.proxied = true;
-        finish(await proxy(deps.egress, project.fallbackUrl, view, rawBody, req, res));
+        finish((yield proxy(deps.egress, project.fallbackUrl, view, rawBody, req, res)) as number);
         return;
       }
       if (method === 'OPTIONS') {
@@ -193,7 +197,7 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
         finish(204);
         return;
       }
-      sendError(res, 404, jsonError('mock_not_found'));
+      sendError(res, 404, NO_ENDPOINT);
       finish(404);
       return;
     }
@@ -212,7 +216,7 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
 
     let ev: Evaluation;
     try {
-      ev = await engine.evaluate(ep, ctx, session, hops);
+      ev = yield* engine.evaluate(ep, ctx, session, hops);
     } catch (err) {
       log.error({ err }, 'mock evaluation failed');
       const unavailable = isUnavailable(err);
@@ -238,16 +242,22 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
       finish(out.status);
     } else {
       entry.ruleId = out.ruleId;
-      const status = await writeStep(res, ep, out.step, ctx, seed !== null ? ctx.rng : jitter);
+      const status = yield* writeStep(res, ep, out.step, ctx, seed !== null ? ctx.rng : jitter);
       finish(status);
     }
-  };
+  }
 
+  const failed = (res: ServerResponse) => (err: unknown) => {
+    log.error({ err }, 'mock request failed');
+    sendError(res, 500, jsonError('internal'));
+  };
   return (req, res) => {
-    handle(req, res).catch((err) => {
-      log.error({ err }, 'mock request failed');
-      sendError(res, 500, jsonError('internal'));
-    });
+    try {
+      const done = drive(handle(req, res));
+      if (done instanceof Promise) done.catch(failed(res));
+    } catch (err) {
+      failed(res)(err);
+    }
   };
 }
 
@@ -298,13 +308,13 @@ function writeDefault(res: ServerResponse, ep: CompiledEndpoint, body: Buffer): 
   res.end(body);
 }
 
-async function writeStep(
+function* writeStep(
   res: ServerResponse,
   ep: CompiledEndpoint,
   step: CompiledStep,
   ctx: MockContext,
   rng: () => number,
-): Promise<number> {
+): Steps<number> {
   // render before waiting, so the answer reflects the request as it was evaluated
   const body = Buffer.from(step.body(ctx));
   const headers: Record<string, string | number> = {};
@@ -319,7 +329,7 @@ async function writeStep(
     step.delayMaxMs > step.delayMs
       ? step.delayMs + Math.floor(rng() * (step.delayMaxMs - step.delayMs + 1))
       : step.delayMs;
-  if (wait > 0) await sleep(wait);
+  if (wait > 0) yield sleep(wait);
   if (res.destroyed) return 0;
   const sock = res.socket;
   switch (step.fault) {

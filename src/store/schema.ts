@@ -125,7 +125,7 @@ export function migrations(d: Dialect): string[][] {
         hits ${big} NOT NULL, touched_at ${big} NOT NULL, PRIMARY KEY (rule_id, session))`,
       `CREATE TABLE storage (endpoint_id TEXT NOT NULL REFERENCES endpoints(id) ON DELETE CASCADE, session TEXT NOT NULL DEFAULT '',
         name TEXT NOT NULL, value TEXT NOT NULL, touched_at ${big} NOT NULL, PRIMARY KEY (endpoint_id, session, name))`,
-      `CREATE TABLE request_log (${pk}, id TEXT NOT NULL UNIQUE, project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      `CREATE TABLE request_log (${pk}, id TEXT NOT NULL, project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
         at TEXT NOT NULL, entry TEXT NOT NULL)`,
       'CREATE INDEX request_log_project ON request_log(project_id, seq)',
     ],

@@ -933,6 +933,8 @@ export class Store extends EventEmitter {
   }
 }
 
+const LOG_CHUNK = 64;
+
 /** Prepared statements for the SQLite hot path (synchronous: atomic within the process). */
 class SqliteHot {
   private readonly hitStmt: SqliteDatabase.Statement;
@@ -956,14 +958,21 @@ class SqliteHot {
       `INSERT INTO storage (endpoint_id, session, name, value, touched_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (endpoint_id, session, name) DO UPDATE SET value = excluded.value, touched_at = excluded.touched_at`,
     );
-    this.logStmt = db.prepare(
-      `INSERT INTO request_log (id, project_id, at, entry)
-       SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?)`,
-    );
+    // A batch is written 64 rows per statement; rows of a project deleted meanwhile are dropped.
+    const rows = (n: number) =>
+      db.prepare(
+        `INSERT INTO request_log (id, project_id, at, entry)
+         SELECT column1, column2, column3, column4 FROM (VALUES ${Array(n).fill('(?, ?, ?, ?)').join(', ')})
+         WHERE column2 IN (SELECT id FROM projects)`,
+      );
+    this.logStmt = rows(1);
+    const logChunk = rows(LOG_CHUNK);
     this.appendLog = db.transaction((entries: { projectId: string; entry: RequestLogEntry }[]) => {
-      for (const { projectId, entry } of entries) {
-        this.logStmt.run(entry.id, projectId, entry.at, JSON.stringify(entry), projectId);
-      }
+      const args = (list: typeof entries) =>
+        list.flatMap(({ projectId, entry }) => [entry.id, projectId, entry.at, JSON.stringify(entry)]);
+      let i = 0;
+      for (; i + LOG_CHUNK <= entries.length; i += LOG_CHUNK) logChunk.run(args(entries.slice(i, i + LOG_CHUNK)));
+      for (; i < entries.length; i++) this.logStmt.run(args([entries[i]]));
     });
     this.updateTx = db.transaction((endpointId: string, session: string, write) => {
       const current = this.storage(endpointId, session);

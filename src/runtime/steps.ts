@@ -1,0 +1,46 @@
+/**
+ * Maybe-asynchronous code written once. A step function is a generator that `yield`s whatever it
+ * needs resolved: `drive` hands plain values straight back and stays synchronous, and switches
+ * to awaiting only at the first promise. So a mock request whose data is all in memory or in
+ * SQLite (synchronous) is answered in the same tick it arrived in — no promise, no microtask —
+ * while one that waits for PostgreSQL, a webhook or a delay runs the same code asynchronously.
+ *
+ *   function* load(): Steps<number> { const n = (yield store.hotHit(id, '')) as number; return n + 1; }
+ */
+export type Steps<T> = Generator<unknown, T, unknown>;
+
+const isPromise = (v: unknown): v is PromiseLike<unknown> =>
+  v !== null && typeof v === 'object' && typeof (v as PromiseLike<unknown>).then === 'function';
+
+/** Runs `gen` to its end: its result, or a promise of it once anything it yielded was a promise. */
+export function drive<T>(gen: Steps<T>): T | Promise<T> {
+  let r = gen.next();
+  while (!r.done) {
+    if (isPromise(r.value)) return resume(gen, r.value);
+    r = gen.next(r.value);
+  }
+  return r.value;
+}
+
+async function resume<T>(gen: Steps<T>, pending: PromiseLike<unknown>): Promise<T> {
+  let next: PromiseLike<unknown> | null = pending;
+  let r: IteratorResult<unknown, T>;
+  for (;;) {
+    if (next) {
+      let value: unknown;
+      let error: unknown;
+      let failed = false;
+      try {
+        value = await next;
+      } catch (e) {
+        failed = true;
+        error = e;
+      }
+      r = failed ? gen.throw(error) : gen.next(value);
+    } else {
+      r = gen.next(r!.value);
+    }
+    if (r.done) return r.value;
+    next = isPromise(r.value) ? r.value : null;
+  }
+}
