@@ -88,6 +88,18 @@ function sendError(res: ServerResponse, status: number, body: string, close = fa
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+let lastMs = 0;
+let lastIso = '';
+/** The current time as ISO 8601, formatted at most once per millisecond. */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
+
 function flatHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
   const raw = req.headers;
@@ -158,7 +170,7 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     const session = headers[SESSION_HEADER]?.slice(0, 200) ?? '';
     const entry: RequestLogEntry = {
       id: newSeqId(),
-      at: new Date().toISOString(),
+      at: isoNow(),
       method,
       path,
       query: rawQuery,

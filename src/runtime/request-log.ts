@@ -1,7 +1,10 @@
 /**
  * The request log: every mock request becomes an entry that is pushed to live subscribers at
- * once and written to the store in batches, off the hot path. The queue is bounded: under
- * pressure the oldest unwritten entries are dropped (and counted), never user state.
+ * once and written to the store in batches, off the hot path. Only the newest `keepPerProject`
+ * entries of a project are kept, so a batch writes at most that many per project: under a
+ * flood, older entries of the same batch are skipped instead of written and trimmed again
+ * (counted in `coalesced`). The queue is bounded: past `maxQueue` the oldest unwritten entries
+ * are dropped (and counted), never user state.
  * With PostgreSQL, entries written by other processes are picked up by polling the log's
  * sequence while anyone is subscribed, so every process streams every process's traffic.
  * Sequence numbers are taken at insert but become visible at commit, so two processes' batches
@@ -28,7 +31,9 @@ export interface RequestLogOptions {
 }
 
 export class RequestLog {
-  private queue: { projectId: string; entry: RequestLogEntry }[] = [];
+  /** unwritten entries by project, oldest first */
+  private queue = new Map<string, RequestLogEntry[]>();
+  private queued = 0;
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly touched = new Map<string, number>();
   private flushing: Promise<void> | null = null;
@@ -39,6 +44,7 @@ export class RequestLog {
   private readonly gaps = new Map<number, number>();
   private readonly localIds = new Set<string>();
   dropped = 0;
+  coalesced = 0;
 
   constructor(
     private readonly store: Store,
@@ -47,7 +53,7 @@ export class RequestLog {
   ) {}
 
   async start(): Promise<void> {
-    const every = this.opts.flushMs ?? 100;
+    const every = this.opts.flushMs ?? 250;
     this.timer = setInterval(() => void this.flush(), every);
     this.timer.unref();
     if (this.opts.shared) {
@@ -58,12 +64,25 @@ export class RequestLog {
   }
 
   record(projectId: string, entry: RequestLogEntry): void {
-    const max = this.opts.maxQueue ?? 20_000;
-    if (this.queue.length >= max) {
-      this.queue.shift();
+    let list = this.queue.get(projectId);
+    if (!list) {
+      list = [];
+      this.queue.set(projectId, list);
+    }
+    list.push(entry);
+    this.queued++;
+    const keep = this.opts.keepPerProject;
+    if (list.length >= 2 * keep) {
+      // the older half could never be among the newest `keep`: skip it now
+      list.splice(0, list.length - keep);
+      this.coalesced += keep;
+      this.queued -= keep;
+    }
+    if (this.queued > (this.opts.maxQueue ?? 50_000)) {
+      list.shift();
+      this.queued--;
       this.dropped++;
     }
-    this.queue.push({ projectId, entry });
     const subs = this.listeners.get(projectId);
     if (subs) {
       if (this.opts.shared) this.rememberLocal(entry.id);
@@ -92,19 +111,26 @@ export class RequestLog {
   }
 
   flush(): Promise<void> {
-    if (this.flushing) return this.flushing.then(() => (this.queue.length ? this.flush() : undefined));
-    if (this.queue.length === 0) return Promise.resolve();
-    const batch = this.queue;
-    this.queue = [];
+    if (this.flushing) return this.flushing.then(() => (this.queued ? this.flush() : undefined));
+    if (this.queued === 0) return Promise.resolve();
+    const keep = this.opts.keepPerProject;
+    const batch: { projectId: string; entry: RequestLogEntry }[] = [];
+    for (const [projectId, list] of this.queue) {
+      const from = Math.max(0, list.length - keep);
+      this.coalesced += from;
+      for (let i = from; i < list.length; i++) batch.push({ projectId, entry: list[i] });
+      this.touched.set(projectId, (this.touched.get(projectId) ?? 0) + list.length - from);
+    }
+    this.queue = new Map();
+    this.queued = 0;
     this.flushing = (async () => {
       try {
         await this.store.appendLog(batch);
-        for (const { projectId } of batch) this.touched.set(projectId, (this.touched.get(projectId) ?? 0) + 1);
         for (const [projectId, n] of this.touched) {
           // trim a project once it may have grown past the limit by a tenth
-          if (n >= Math.max(50, this.opts.keepPerProject / 10)) {
+          if (n >= Math.max(50, keep / 10)) {
             this.touched.delete(projectId);
-            await this.store.trimLog(projectId, this.opts.keepPerProject);
+            await this.store.trimLog(projectId, keep);
           }
         }
       } catch (err) {
