@@ -43,6 +43,8 @@ export interface CompiledRule {
   readonly actions: readonly CompiledAction[];
   readonly steps: readonly CompiledStep[] | null;
   readonly sequence: Sequence | null;
+  /** false when every hit gets the same step and the same state (one step, count 1, loop): no counter to keep */
+  readonly counted: boolean;
 }
 
 export interface CompiledEndpoint {
@@ -113,6 +115,12 @@ function compileRule(r: RuleRecord, sources: string[]): CompiledRule {
     conditions: r.conditions.map(compileCondition),
     actions,
     steps,
+    counted: !(
+      r.response &&
+      r.response.mode === 'loop' &&
+      r.response.steps.length === 1 &&
+      r.response.steps[0].count === 1
+    ),
     sequence: r.response
       ? compileSequence(
           r.response.steps.map((s) => s.count),

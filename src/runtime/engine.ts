@@ -194,7 +194,7 @@ export class Engine {
         }
       }
       if (rule.steps && rule.sequence) {
-        const hits = (yield store.hotHit(rule.id, session)) as number;
+        const hits = rule.counted ? ((yield store.hotHit(rule.id, session)) as number) : 1;
         return {
           outcome: { kind: 'step', ruleId: rule.id, step: rule.steps[rule.sequence.stepFor(hits - 1)] },
           actions,

@@ -781,8 +781,8 @@ export class Store extends EventEmitter {
   /**
    * Reads the endpoint's storage, lets `write` compute values from it, and stores them, atomically
    * with respect to every other writer of that endpoint's storage (an append or counter pattern
-   * loses nothing). On SQLite `write` runs inside one synchronous transaction; on PostgreSQL under
-   * a transaction-scoped advisory lock on the endpoint.
+   * loses nothing). On SQLite `write` runs inside the group commit (one transaction, synchronous
+   * in this process); on PostgreSQL under a transaction-scoped advisory lock on the endpoint.
    */
   hotUpdateStorage(
     endpointId: string,
@@ -942,6 +942,10 @@ class SqliteHot {
   private readonly upsertStmt: SqliteDatabase.Statement;
   private readonly logStmt: SqliteDatabase.Statement;
   readonly appendLog: (entries: { projectId: string; entry: RequestLogEntry }[]) => void;
+  private pending: { op: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+  private scheduled = false;
+  private readonly groupTx: (body: () => void) => void;
+  private readonly savepoint: <T>(op: () => T) => T;
   private readonly updateTx: (
     endpointId: string,
     session: string,
@@ -974,6 +978,8 @@ class SqliteHot {
       for (; i + LOG_CHUNK <= entries.length; i += LOG_CHUNK) logChunk.run(args(entries.slice(i, i + LOG_CHUNK)));
       for (; i < entries.length; i++) this.logStmt.run(args([entries[i]]));
     });
+    this.groupTx = db.transaction((body: () => void) => body());
+    this.savepoint = db.transaction(<T>(op: () => T): T => op()) as <T>(op: () => T) => T;
     this.updateTx = db.transaction((endpointId: string, session: string, write) => {
       const current = this.storage(endpointId, session);
       const now = Date.now();
@@ -985,9 +991,46 @@ class SqliteHot {
     });
   }
 
-  hit(ruleId: string, session: string): number {
-    const r = this.hitStmt.get(ruleId, session, Date.now()) as { hits: number };
-    return Number(r.hits);
+  /**
+   * Group commit: the writes that requests of one event-loop turn ask for run together in one
+   * transaction at the end of the turn (each in a savepoint of its own, so one failing write
+   * fails alone), and each request gets its result — and so sends its answer — only after that
+   * commit. Exactly as durable as a commit per request, for a fraction of the cost under load.
+   */
+  private enqueue<T>(op: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ op, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.commitGroup());
+      }
+    });
+  }
+
+  private commitGroup(): void {
+    const ops = this.pending;
+    this.pending = [];
+    this.scheduled = false;
+    const results: { ok: boolean; value: unknown }[] = [];
+    try {
+      this.groupTx(() => {
+        for (const { op } of ops) {
+          try {
+            results.push({ ok: true, value: this.savepoint(op) });
+          } catch (err) {
+            results.push({ ok: false, value: err });
+          }
+        }
+      });
+    } catch (err) {
+      for (const o of ops) o.reject(err);
+      return;
+    }
+    ops.forEach((o, i) => (results[i].ok ? o.resolve(results[i].value) : o.reject(results[i].value)));
+  }
+
+  hit(ruleId: string, session: string): Promise<number> {
+    return this.enqueue(() => Number((this.hitStmt.get(ruleId, session, Date.now()) as { hits: number }).hits));
   }
 
   storage(endpointId: string, session: string): Map<string, string> {
@@ -999,7 +1042,7 @@ class SqliteHot {
     endpointId: string,
     session: string,
     write: (current: Map<string, string>) => [string, string][],
-  ): Map<string, string> {
-    return this.updateTx(endpointId, session, write);
+  ): Promise<Map<string, string>> {
+    return this.enqueue(() => this.updateTx(endpointId, session, write));
   }
 }
