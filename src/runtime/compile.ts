@@ -19,6 +19,8 @@ export interface CompiledStep {
   readonly delayMs: number;
   readonly delayMaxMs: number;
   readonly fault: Step['fault'] | null;
+  /** the whole answer, prebuilt, when nothing in it is templated */
+  readonly fixed: { readonly body: Buffer; readonly headers: Readonly<Record<string, string | number>> } | null;
 }
 
 export type CompiledAction =
@@ -66,7 +68,7 @@ export interface CompiledProject {
   readonly router: Router<CompiledEndpoint>;
 }
 
-function compileStep(s: Step, sources: string[]): CompiledStep {
+function compileStep(s: Step, sources: string[], endpointContentType: string): CompiledStep {
   const headers: [string, Template][] = [];
   let contentType: Template | null = null;
   for (const [k, v] of Object.entries(s.headers)) {
@@ -75,18 +77,31 @@ function compileStep(s: Step, sources: string[]): CompiledStep {
     else headers.push([k, compileTemplate(v)]);
   }
   sources.push(s.body);
+  const body = compileTemplate(s.body);
+  let fixed: CompiledStep['fixed'] = null;
+  const constant = (t: Template) => t.constant !== undefined && !/[\r\n\0]/.test(t.constant);
+  if (body.constant !== undefined && headers.every(([, t]) => constant(t)) && (!contentType || constant(contentType))) {
+    const bytes = Buffer.from(body.constant);
+    const h: Record<string, string | number> = {};
+    for (const [k, t] of headers) h[k] = t.constant as string;
+    h['content-type'] = contentType ? (contentType.constant as string) : endpointContentType;
+    h['access-control-allow-origin'] = '*';
+    h['content-length'] = bytes.length;
+    fixed = { body: bytes, headers: h };
+  }
   return {
     statusCode: s.statusCode,
-    body: compileTemplate(s.body),
+    body,
     headers,
     contentType,
     delayMs: s.delayMs,
     delayMaxMs: Math.max(s.delayMs, s.delayMaxMs),
     fault: s.fault ?? null,
+    fixed,
   };
 }
 
-function compileRule(r: RuleRecord, sources: string[]): CompiledRule {
+function compileRule(r: RuleRecord, sources: string[], endpointContentType: string): CompiledRule {
   const actions: CompiledAction[] = r.actions.map((a) => {
     const stop = a.onError === 'stop';
     if (a.type === 'http_request') {
@@ -108,7 +123,7 @@ function compileRule(r: RuleRecord, sources: string[]): CompiledRule {
       ? { type: a.type, name: a.name, value: compileTemplate(a.value), stop }
       : { type: a.type, name: a.name, value: compileTemplate(a.value), stop };
   });
-  const steps = r.response ? r.response.steps.map((s) => compileStep(s, sources)) : null;
+  const steps = r.response ? r.response.steps.map((s) => compileStep(s, sources, endpointContentType)) : null;
   return {
     id: r.id,
     name: r.name,
@@ -141,7 +156,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
   const router = new Router<CompiledEndpoint>();
   for (const e of cfg.endpoints) {
     const sources: string[] = [e.responseBody];
-    const rules = (byEndpoint.get(e.id) ?? []).map((r) => compileRule(r, sources));
+    const rules = (byEndpoint.get(e.id) ?? []).map((r) => compileRule(r, sources, e.contentType));
     const defaultBody = compileTemplate(e.responseBody);
     router.add(e.method, e.path, {
       endpoint: e,

@@ -8,6 +8,33 @@ import type { EvalContext, RequestView, VarValue } from './types.js';
 
 const EMPTY: Record<string, string> = Object.freeze(Object.create(null));
 
+function decodeForm(s: string): string {
+  if (s.indexOf('%') === -1 && s.indexOf('+') === -1) return s;
+  const t = s.replaceAll('+', ' ');
+  try {
+    return decodeURIComponent(t);
+  } catch {
+    // a malformed escape: decode what URLSearchParams would (it keeps bad escapes as they are)
+    return new URLSearchParams(`x=${s}`).get('x') ?? t;
+  }
+}
+
+/** First value of each parameter, decoded like URLSearchParams (application/x-www-form-urlencoded). */
+export function parseQuery(raw: string, into: Record<string, string>): void {
+  let start = 0;
+  while (start <= raw.length) {
+    let end = raw.indexOf('&', start);
+    if (end === -1) end = raw.length;
+    if (end > start) {
+      const eq = raw.indexOf('=', start);
+      const hasEq = eq !== -1 && eq < end;
+      const k = decodeForm(raw.slice(start, hasEq ? eq : end));
+      if (!(k in into)) into[k] = hasEq ? decodeForm(raw.slice(eq + 1, end)) : '';
+    }
+    start = end + 1;
+  }
+}
+
 export class MockRequestView implements RequestView {
   readonly method: string;
   readonly path: string;
@@ -27,9 +54,7 @@ export class MockRequestView implements RequestView {
   get query(): Record<string, string> {
     if (this.parsedQuery === null) {
       const q: Record<string, string> = Object.create(null);
-      if (this.rawQuery) {
-        for (const [k, v] of new URLSearchParams(this.rawQuery)) if (!(k in q)) q[k] = v;
-      }
+      if (this.rawQuery) parseQuery(this.rawQuery, q);
       this.parsedQuery = q;
     }
     return this.parsedQuery;

@@ -328,15 +328,23 @@ function* writeStep(
   rng: () => number,
 ): Steps<number> {
   // render before waiting, so the answer reflects the request as it was evaluated
-  const body = Buffer.from(step.body(ctx));
-  const headers: Record<string, string | number> = {};
-  for (const [k, v] of step.headers) {
-    const value = v(ctx);
-    if (!/[\r\n\0]/.test(value)) headers[k] = value;
+  let body: Buffer;
+  let headers: Readonly<Record<string, string | number>>;
+  if (step.fixed) {
+    body = step.fixed.body;
+    headers = step.fixed.headers;
+  } else {
+    body = Buffer.from(step.body(ctx));
+    const h: Record<string, string | number> = {};
+    for (const [k, v] of step.headers) {
+      const value = v(ctx);
+      if (!/[\r\n\0]/.test(value)) h[k] = value;
+    }
+    h['content-type'] = step.contentType ? step.contentType(ctx) : ep.endpoint.contentType;
+    h[CORS] = '*';
+    h['content-length'] = body.length;
+    headers = h;
   }
-  headers['content-type'] = step.contentType ? step.contentType(ctx) : ep.endpoint.contentType;
-  headers[CORS] = '*';
-  headers['content-length'] = body.length;
   const wait =
     step.delayMaxMs > step.delayMs
       ? step.delayMs + Math.floor(rng() * (step.delayMaxMs - step.delayMs + 1))
