@@ -881,7 +881,16 @@ function mockyardStartProblem() {
 }
 async function startMockyard(name, port, databaseUrl) {
   if (await portInUse(port)) throw new Error(`port ${port} already in use`);
-  const child = startProc(name, process.execPath, [path.join(MOCKYARD_DIR, 'scripts', 'start.mjs')], {
+  // the node flags of `npm start` (package.json), so the measured process is the one users run
+  const startFlags = (() => {
+    try {
+      const script = JSON.parse(fs.readFileSync(path.join(MOCKYARD_DIR, 'package.json'), 'utf8')).scripts?.start ?? '';
+      return script.split(/\s+/).filter((a) => a.startsWith('--'));
+    } catch {
+      return [];
+    }
+  })();
+  const child = startProc(name, process.execPath, [...startFlags, path.join(MOCKYARD_DIR, 'scripts', 'start.mjs')], {
     cwd: MOCKYARD_DIR,
     extraEnv: { PORT: String(port), HOST, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
   });
