@@ -762,12 +762,66 @@ export class Store extends EventEmitter {
    */
   hotHit(ruleId: string, session: string): number | Promise<number> {
     if (this.hot) return this.hot.hit(ruleId, session);
-    return this.pool!.query(
-      `INSERT INTO rule_hits (rule_id, session, hits, touched_at) VALUES ($1, $2, 1, $3)
-       ON CONFLICT (rule_id, session) DO UPDATE SET hits = rule_hits.hits + 1, touched_at = EXCLUDED.touched_at
-       RETURNING hits`,
-      [ruleId, session, Date.now()],
-    ).then((r) => Number(r.rows[0].hits));
+    return new Promise<number>((resolve, reject) => {
+      const key = `${ruleId}\u0000${session}`;
+      let group = this.pgHits.get(key);
+      if (!group) {
+        group = { ruleId, session, waiters: [] };
+        this.pgHits.set(key, group);
+      }
+      group.waiters.push({ resolve, reject });
+      if (!this.pgHitsScheduled) {
+        this.pgHitsScheduled = true;
+        setImmediate(() => void this.flushPgHits());
+      }
+    });
+  }
+
+  /** Hits asked for in this event-loop turn, by rule and session (PostgreSQL). */
+  private pgHits = new Map<
+    string,
+    { ruleId: string; session: string; waiters: { resolve: (n: number) => void; reject: (e: unknown) => void }[] }
+  >();
+  private pgHitsScheduled = false;
+
+  /**
+   * PostgreSQL group commit of hit counters: one statement adds each rule's hits of this turn
+   * (`hits = hits + k`) and returns the new total, so the k requests get the k numbers that end
+   * at it — a contiguous range, still exact across processes, for one commit instead of k.
+   */
+  private async flushPgHits(): Promise<void> {
+    const groups = [...this.pgHits.values()];
+    this.pgHits = new Map();
+    this.pgHitsScheduled = false;
+    const run = async (batch: typeof groups) => {
+      const r = await this.pool!.query(
+        `INSERT INTO rule_hits (rule_id, session, hits, touched_at)
+         SELECT t.r, t.s, t.c, $4 FROM unnest($1::text[], $2::text[], $3::int[]) AS t(r, s, c)
+         ON CONFLICT (rule_id, session) DO UPDATE SET hits = rule_hits.hits + EXCLUDED.hits, touched_at = EXCLUDED.touched_at
+         RETURNING rule_id, session, hits`,
+        [batch.map((g) => g.ruleId), batch.map((g) => g.session), batch.map((g) => g.waiters.length), Date.now()],
+      );
+      const totals = new Map<string, number>();
+      for (const row of r.rows as { rule_id: string; session: string; hits: string | number }[]) {
+        totals.set(`${row.rule_id}\u0000${row.session}`, Number(row.hits));
+      }
+      for (const g of batch) {
+        const total = totals.get(`${g.ruleId}\u0000${g.session}`);
+        if (total === undefined) throw new Error('hit counter row missing');
+        const first = total - g.waiters.length + 1;
+        g.waiters.forEach((w, i) => w.resolve(first + i));
+      }
+    };
+    try {
+      await run(groups);
+    } catch {
+      // e.g. one rule was deleted meanwhile (foreign key): count each rule on its own
+      for (const g of groups) {
+        await run([g]).catch((err) => {
+          for (const w of g.waiters) w.reject(err);
+        });
+      }
+    }
   }
 
   hotStorage(endpointId: string, session: string): Map<string, string> | Promise<Map<string, string>> {
