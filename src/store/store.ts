@@ -809,7 +809,7 @@ export class Store extends EventEmitter {
         const total = totals.get(`${g.ruleId}\u0000${g.session}`);
         if (total === undefined) throw new Error('hit counter row missing');
         const first = total - g.waiters.length + 1;
-        g.waiters.forEach((w, i) => w.resolve(first + i));
+        for (let i = 0; i < g.waiters.length; i++) g.waiters[i].resolve(first + i);
       }
     };
     try {
@@ -1080,7 +1080,10 @@ class SqliteHot {
       for (const o of ops) o.reject(err);
       return;
     }
-    ops.forEach((o, i) => (results[i].ok ? o.resolve(results[i].value) : o.reject(results[i].value)));
+    for (let i = 0; i < ops.length; i++) {
+      if (results[i].ok) ops[i].resolve(results[i].value);
+      else ops[i].reject(results[i].value);
+    }
   }
 
   hit(ruleId: string, session: string): Promise<number> {
