@@ -1,7 +1,8 @@
 /**
  * End-to-end test of the dashboard: a real server (`node scripts/start.mjs`) and headless Chromium
  * driven through playwright-core. Elements are found by role and accessible name, as a user (or a
- * screen reader) would find them. Screenshots of the main screens go to docs/screenshots/.
+ * screen reader) would find them. Screenshots of the main screens go to test-results/screenshots/, or
+ * to docs/screenshots/ (committed, shown in the README) with UPDATE_SCREENSHOTS=1.
  *
  * Needs /usr/bin/chromium (Debian: `apt-get install -y chromium`); without it the test fails.
  */
@@ -16,7 +17,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const CHROMIUM = '/usr/bin/chromium';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const shots = path.join(root, 'docs', 'screenshots');
+const shots =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.join(root, 'docs', 'screenshots')
+    : path.join(root, 'test-results', 'screenshots');
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
