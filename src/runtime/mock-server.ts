@@ -224,6 +224,12 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     }
     const seed = headers[SEED_HEADER] ?? null;
     const ctx = new MockContext(view, seed);
+    if (ep.rules.length === 0 && !ep.readsStorage) {
+      // no rules and nothing stored to read: the templated default, rendered at once
+      writeDefault(res, ep, Buffer.from(ep.defaultBody(ctx)));
+      finish(ep.endpoint.statusCode);
+      return;
+    }
     const hops = Number(headers[HOP_HEADER]) || 0;
 
     let ev: Evaluation;
