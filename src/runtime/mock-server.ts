@@ -5,21 +5,20 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { RequestLogEntry } from '../domain/model.js';
+import type { ActionOutcome, RuleTrace } from '../domain/model.js';
 import { AppError, errorBody } from '../errors.js';
 import { newSeqId } from '../store/ids.js';
 import type { CompiledEndpoint, CompiledStep } from './compile.js';
 import { MockContext, MockRequestView } from './context.js';
 import { type Egress, EgressError, HOP_HEADER } from './egress.js';
 import type { Engine, Evaluation } from './engine.js';
-import type { RequestLog } from './request-log.js';
+import { flatHeaders, type LogRecord, type RequestLog } from './request-log.js';
 import { drive, type Steps } from './steps.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const LOGGED_BODY_BYTES = 64 * 1024;
 const SESSION_HEADER = 'x-mockyard-session';
 const SEED_HEADER = 'x-mockyard-seed';
-const REDACTED = new Set(['authorization', 'proxy-authorization', 'cookie']);
 const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',
@@ -38,6 +37,9 @@ const jsonError = (code: ConstructorParameters<typeof AppError>[0], message?: st
 /** Answers a miss often gets (scanners, typos): built once, not per request. */
 const NO_PROJECT = jsonError('mock_not_found', 'No mock project with this id');
 const NO_ENDPOINT = jsonError('mock_not_found');
+/** Shared by the entries of requests no rule ran for (never mutated: an evaluation brings its own). */
+const NO_ACTIONS: ActionOutcome[] = Object.freeze([]) as unknown as ActionOutcome[];
+const NO_TRACES: RuleTrace[] = Object.freeze([]) as unknown as RuleTrace[];
 
 export interface MockServerDeps {
   engine: Engine;
@@ -100,14 +102,16 @@ function isoNow(): string {
   return lastIso;
 }
 
-function flatHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  const raw = req.headers;
-  for (const k in raw) {
-    const v = raw[k];
-    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  }
-  return out;
+function requestView(
+  req: IncomingMessage,
+  method: string,
+  path: string,
+  rawQuery: string,
+  body: string,
+): MockRequestView {
+  const view = new MockRequestView(method, path, rawQuery, flatHeaders(req.headers));
+  view.body = body;
+  return view;
 }
 
 export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, res: ServerResponse) => void {
@@ -163,25 +167,23 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
       return;
     }
 
-    const headers = flatHeaders(req);
-    const view = new MockRequestView(method, path, rawQuery, headers);
-    view.body = bodyText;
     const match = project.router.match(method, path);
-    const session = headers[SESSION_HEADER]?.slice(0, 200) ?? '';
-    const entry: RequestLogEntry = {
+    const sessionHeader = req.headers[SESSION_HEADER];
+    const session = typeof sessionHeader === 'string' ? sessionHeader.slice(0, 200) : '';
+    const entry: LogRecord = {
       id: newSeqId(),
       at: isoNow(),
       method,
       path,
       query: rawQuery,
-      headers: redact(headers),
+      nodeHeaders: req.headers,
       body: bodyText.length > LOGGED_BODY_BYTES ? bodyText.slice(0, LOGGED_BODY_BYTES) : bodyText,
       endpointId: null,
       ruleId: null,
       statusCode: 0,
       durationMs: 0,
-      actions: [],
-      rules: [],
+      actions: NO_ACTIONS,
+      rules: NO_TRACES,
     };
     if (session) entry.session = session;
     const finish = (status: number) => {
@@ -193,7 +195,16 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     if (!match) {
       if (project.fallbackUrl) {
         entry.proxied = true;
-        finish((yield proxy(deps.egress, project.fallbackUrl, view, rawBody, req, res)) as number);
+        finish(
+          (yield proxy(
+            deps.egress,
+            project.fallbackUrl,
+            requestView(req, method, path, rawQuery, bodyText),
+            rawBody,
+            req,
+            res,
+          )) as number,
+        );
         return;
       }
       if (method === 'OPTIONS') {
@@ -215,15 +226,18 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     }
 
     const ep = match.value;
-    view.params = match.params;
     entry.endpointId = ep.endpoint.id;
     if (ep.rules.length === 0 && ep.defaultBytes !== null) {
+      // a fixed answer: nothing of the request is read
       writeDefault(res, ep, ep.defaultBytes);
       finish(ep.endpoint.statusCode);
       return;
     }
+    const request = requestView(req, method, path, rawQuery, bodyText);
+    request.params = match.params;
+    const headers = request.headers;
     const seed = headers[SEED_HEADER] ?? null;
-    const ctx = new MockContext(view, seed);
+    const ctx = new MockContext(request, seed);
     if (ep.rules.length === 0 && !ep.readsStorage) {
       // no rules and nothing stored to read: the templated default, rendered at once
       writeDefault(res, ep, Buffer.from(ep.defaultBody(ctx)));
@@ -277,17 +291,6 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
       failed(res)(err);
     }
   };
-}
-
-function redact(headers: Record<string, string>): Record<string, string> {
-  let out = headers;
-  for (const k of REDACTED) {
-    if (k in headers) {
-      if (out === headers) out = { ...headers };
-      out[k] = '[redacted]';
-    }
-  }
-  return out;
 }
 
 export function isUnavailable(err: unknown): boolean {

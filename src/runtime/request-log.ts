@@ -11,16 +11,102 @@
  * can appear out of order: a gap below the highest number seen is polled again for a while
  * (GAP_WAIT_MS) before it is taken for a rolled-back insert.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { RequestLogEntry } from '../domain/model.js';
 import type { Store } from '../store/store.js';
 
 type Listener = (entry: RequestLogEntry) => void;
 
+/**
+ * A mock request as the hot path records it: the headers as node parsed them. They are flattened and
+ * redacted only when the entry is streamed or written: under a flood most entries are coalesced away
+ * before that, and then cost one small object each.
+ */
+export type LogRecord = Omit<RequestLogEntry, 'headers'> & { nodeHeaders: IncomingHttpHeaders };
+type Pending = RequestLogEntry | LogRecord;
+
+const REDACTED = ['authorization', 'proxy-authorization', 'cookie'];
+
+/** Node's headers as one string per name (the only array node makes, set-cookie, joined with ", "). */
+export function flatHeaders(raw: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (const k in raw) {
+    const v = raw[k];
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+/** The entry as it is stored and streamed: credentials in headers replaced by `[redacted]`. */
+function settle(p: Pending): RequestLogEntry {
+  if (!('nodeHeaders' in p)) return p;
+  const headers = flatHeaders(p.nodeHeaders);
+  for (const k of REDACTED) if (k in headers) headers[k] = '[redacted]';
+  const e: RequestLogEntry = {
+    id: p.id,
+    at: p.at,
+    method: p.method,
+    path: p.path,
+    query: p.query,
+    headers,
+    body: p.body,
+    endpointId: p.endpointId,
+    ruleId: p.ruleId,
+    statusCode: p.statusCode,
+    durationMs: p.durationMs,
+    actions: p.actions,
+    rules: p.rules,
+  };
+  if (p.proxied) e.proxied = true;
+  if (p.session) e.session = p.session;
+  return e;
+}
+
+/**
+ * A flooded project (more than `keepPerProject` requests since its last write, so older ones were
+ * overwritten unwritten) is written at most this often: under a flood every write would be
+ * trimmed again soon, so writing its newest entries every 250 ms only burns CPU and disk. Reads
+ * through `list` still see every answered request (they flush first), and live subscribers get
+ * each entry at once.
+ */
+export const FLOOD_WRITE_MS = 2000;
+
 /** How long a gap in the log's sequence is polled for a late commit. */
 const GAP_WAIT_MS = 5000;
 /** At most this many gaps are remembered (the oldest are given up first). */
 const MAX_GAPS = 2000;
+
+/** The newest `cap` unwritten entries of one project; older ones are overwritten (coalesced). */
+class Ring {
+  readonly items: Pending[] = [];
+  /** when full: the index of the oldest entry */
+  private next = 0;
+  /** entries overwritten since the ring was made */
+  overwritten = 0;
+
+  constructor(private readonly cap: number) {}
+
+  push(e: Pending): void {
+    if (this.items.length < this.cap) {
+      this.items.push(e);
+      return;
+    }
+    this.items[this.next] = e;
+    this.next = this.next + 1 === this.cap ? 0 : this.next + 1;
+    this.overwritten++;
+  }
+
+  /** Drops the oldest entry of a ring that has not wrapped (past the global bound). */
+  dropOldest(): void {
+    if (this.items.length < this.cap) this.items.shift();
+  }
+
+  /** Oldest first. */
+  ordered(): Pending[] {
+    return this.next === 0 ? this.items : [...this.items.slice(this.next), ...this.items.slice(0, this.next)];
+  }
+}
 
 export interface RequestLogOptions {
   keepPerProject: number;
@@ -31,8 +117,10 @@ export interface RequestLogOptions {
 }
 
 export class RequestLog {
-  /** unwritten entries by project, oldest first */
-  private queue = new Map<string, RequestLogEntry[]>();
+  /** unwritten entries by project */
+  private queue = new Map<string, Ring>();
+  /** when a flooded project was last written */
+  private readonly floodWritten = new Map<string, number>();
   private queued = 0;
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly touched = new Map<string, number>();
@@ -54,7 +142,7 @@ export class RequestLog {
 
   async start(): Promise<void> {
     const every = this.opts.flushMs ?? 250;
-    this.timer = setInterval(() => void this.flush(), every);
+    this.timer = setInterval(() => void this.flush(false), every);
     this.timer.unref();
     if (this.opts.shared) {
       this.lastSeq = await this.store.maxLogSeq();
@@ -63,30 +151,28 @@ export class RequestLog {
     }
   }
 
-  record(projectId: string, entry: RequestLogEntry): void {
-    let list = this.queue.get(projectId);
-    if (!list) {
-      list = [];
-      this.queue.set(projectId, list);
+  record(projectId: string, pending: Pending): void {
+    const subs = this.listeners.get(projectId);
+    // a streamed entry is settled once, for its subscribers and the store
+    const entry = subs ? settle(pending) : pending;
+    let ring = this.queue.get(projectId);
+    if (!ring) {
+      ring = new Ring(this.opts.keepPerProject);
+      this.queue.set(projectId, ring);
     }
-    list.push(entry);
-    this.queued++;
-    const keep = this.opts.keepPerProject;
-    if (list.length >= 2 * keep) {
-      // the older half could never be among the newest `keep`: skip it now
-      list.splice(0, list.length - keep);
-      this.coalesced += keep;
-      this.queued -= keep;
-    }
-    if (this.queued > (this.opts.maxQueue ?? 50_000)) {
-      list.shift();
+    const before = ring.items.length;
+    ring.push(entry);
+    if (ring.items.length === before) {
+      // an older entry of the same project was overwritten: it could never be among the newest kept
+      this.coalesced++;
+    } else if (++this.queued > (this.opts.maxQueue ?? 50_000)) {
+      ring.dropOldest();
       this.queued--;
       this.dropped++;
     }
-    const subs = this.listeners.get(projectId);
     if (subs) {
       if (this.opts.shared) this.rememberLocal(entry.id);
-      for (const fn of subs) fn(entry);
+      for (const fn of subs) fn(entry as RequestLogEntry);
     }
   }
 
@@ -110,19 +196,29 @@ export class RequestLog {
     return rows.map(({ seq: _seq, ...e }) => e);
   }
 
-  flush(): Promise<void> {
-    if (this.flushing) return this.flushing.then(() => (this.queued ? this.flush() : undefined));
+  /**
+   * Writes the unwritten entries. The periodic flush leaves a flooded project's entries queued
+   * until FLOOD_WRITE_MS after its last write; `force` (reads, shutdown) writes everything.
+   */
+  flush(force = true): Promise<void> {
+    if (this.flushing) return this.flushing.then(() => (this.queued && force ? this.flush() : undefined));
     if (this.queued === 0) return Promise.resolve();
     const keep = this.opts.keepPerProject;
+    const now = Date.now();
     const batch: { projectId: string; entry: RequestLogEntry }[] = [];
-    for (const [projectId, list] of this.queue) {
-      const from = Math.max(0, list.length - keep);
-      this.coalesced += from;
-      for (let i = from; i < list.length; i++) batch.push({ projectId, entry: list[i] });
-      this.touched.set(projectId, (this.touched.get(projectId) ?? 0) + list.length - from);
+    for (const [projectId, ring] of this.queue) {
+      if (ring.overwritten > 0) {
+        if (!force && now - (this.floodWritten.get(projectId) ?? 0) < FLOOD_WRITE_MS) continue;
+        this.floodWritten.set(projectId, now);
+      } else {
+        this.floodWritten.delete(projectId);
+      }
+      for (const e of ring.ordered()) batch.push({ projectId, entry: settle(e) });
+      this.touched.set(projectId, (this.touched.get(projectId) ?? 0) + ring.items.length);
+      this.queued -= ring.items.length;
+      this.queue.delete(projectId);
     }
-    this.queue = new Map();
-    this.queued = 0;
+    if (batch.length === 0) return Promise.resolve();
     this.flushing = (async () => {
       try {
         await this.store.appendLog(batch);

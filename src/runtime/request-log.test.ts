@@ -1,0 +1,141 @@
+/**
+ * The request log's queue against a real store: the newest `keepPerProject` entries of each
+ * project are written in order, a flooded project is written at most every FLOOD_WRITE_MS by
+ * the periodic flush (reads and shutdown still write everything), and headers are flattened and
+ * redacted only on the way out.
+ */
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, freshDatabase, type TestDatabase } from '../../test/helpers/databases.js';
+import { Store } from '../store/store.js';
+import { FLOOD_WRITE_MS, type LogRecord, RequestLog } from './request-log.js';
+
+const KEEP = 100;
+
+function rec(n: number, headers: Record<string, string | string[]> = { host: 'mock.test' }): LogRecord {
+  return {
+    id: `e${n}`,
+    at: new Date(1_700_000_000_000 + n).toISOString(),
+    method: 'GET',
+    path: `/n/${n}`,
+    query: '',
+    nodeHeaders: headers,
+    body: '',
+    endpointId: null,
+    ruleId: null,
+    statusCode: 200,
+    durationMs: 0.5,
+    actions: [],
+    rules: [],
+  };
+}
+
+describe.each(DIALECTS)('RequestLog on %s', (dialect) => {
+  let db: TestDatabase;
+  let store: Store;
+  let owner: string;
+  const log = pino({ level: 'silent' });
+  beforeAll(async () => {
+    db = await freshDatabase(dialect);
+    store = await Store.open(db.url);
+    owner = (await store.createUser(`log-${dialect}@example.com`, 'x')).id;
+  });
+  afterAll(async () => {
+    await store?.close();
+    await db?.drop();
+  });
+
+  const project = async () => (await store.createProject(owner, 'p')).id;
+  const written = async (projectId: string) =>
+    (await store.listLog(owner, projectId, 500)).map((e) => e.id).reverse();
+
+  it('writes the newest entries of each project, oldest first, and counts the ones it skipped', async () => {
+    const a = await project();
+    const b = await project();
+    const rl = new RequestLog(store, log, { keepPerProject: KEEP });
+    for (let n = 0; n < 250; n++) rl.record(a, rec(n));
+    for (let n = 0; n < 3; n++) rl.record(b, rec(1000 + n));
+    await rl.flush();
+    expect(await written(a)).toEqual(Array.from({ length: KEEP }, (_, i) => `e${150 + i}`));
+    expect(await written(b)).toEqual(['e1000', 'e1001', 'e1002']);
+    expect(rl.coalesced).toBe(150);
+    expect(rl.dropped).toBe(0);
+    await rl.close();
+  });
+
+  it('holds a flooded project back from the periodic flush, but not from a read', async () => {
+    const flooded = await project();
+    const quiet = await project();
+    const rl = new RequestLog(store, log, { keepPerProject: KEEP });
+    for (let n = 0; n < 2 * KEEP; n++) rl.record(flooded, rec(n));
+    await rl.flush(false); // first flood write: at once
+    expect((await written(flooded)).at(-1)).toBe(`e${2 * KEEP - 1}`);
+
+    for (let n = 2 * KEEP; n < 4 * KEEP; n++) rl.record(flooded, rec(n));
+    rl.record(quiet, rec(5000));
+    await rl.flush(false); // within FLOOD_WRITE_MS of the last write: only the quiet project
+    expect(await written(quiet)).toEqual(['e5000']);
+    expect((await written(flooded)).at(-1)).toBe(`e${2 * KEEP - 1}`);
+
+    // a read flushes everything, so it sees every answered request
+    const listed = await rl.list(owner, flooded, 3);
+    expect(listed.map((e) => e.id)).toEqual([`e${4 * KEEP - 1}`, `e${4 * KEEP - 2}`, `e${4 * KEEP - 3}`]);
+    await rl.close();
+  });
+
+  it('writes a held flooded project once FLOOD_WRITE_MS has passed', async () => {
+    const flooded = await project();
+    const rl = new RequestLog(store, log, { keepPerProject: KEEP });
+    for (let n = 0; n < 2 * KEEP; n++) rl.record(flooded, rec(n));
+    await rl.flush(false);
+    for (let n = 2 * KEEP; n < 3 * KEEP + 1; n++) rl.record(flooded, rec(n));
+    await rl.flush(false);
+    expect((await written(flooded)).at(-1)).toBe(`e${2 * KEEP - 1}`);
+    await new Promise((r) => setTimeout(r, FLOOD_WRITE_MS + 50));
+    await rl.flush(false);
+    expect((await written(flooded)).at(-1)).toBe(`e${3 * KEEP}`);
+    await rl.close();
+  });
+
+  it('stores and streams headers flattened, with credentials redacted', async () => {
+    const p = await project();
+    const rl = new RequestLog(store, log, { keepPerProject: KEEP });
+    const streamed: unknown[] = [];
+    const off = rl.subscribe(p, (e) => streamed.push(e.headers));
+    const headers = {
+      host: 'mock.test',
+      authorization: 'Bearer secret',
+      cookie: 'sid=1',
+      'proxy-authorization': 'Basic x',
+      'set-cookie': ['a=1', 'b=2'],
+    };
+    rl.record(p, rec(1, headers));
+    off();
+    rl.record(p, rec(2, { host: 'mock.test', authorization: 'Bearer other' }));
+    const expected = {
+      host: 'mock.test',
+      authorization: '[redacted]',
+      cookie: '[redacted]',
+      'proxy-authorization': '[redacted]',
+      'set-cookie': 'a=1, b=2',
+    };
+    expect(streamed).toEqual([expected]);
+    const stored = await rl.list(owner, p, 10);
+    expect(stored.map((e) => e.headers)).toEqual([{ host: 'mock.test', authorization: '[redacted]' }, expected]);
+    expect(JSON.stringify(stored)).not.toMatch(/secret|other|sid=1|Basic x/);
+    await rl.close();
+  });
+
+  it('drops the oldest unwritten entries past the global bound, never more than it holds', async () => {
+    const p = await project();
+    const q = await project();
+    const rl = new RequestLog(store, log, { keepPerProject: KEEP, maxQueue: 120 });
+    for (let n = 0; n < 80; n++) rl.record(p, rec(n));
+    for (let n = 0; n < 80; n++) rl.record(q, rec(1000 + n));
+    expect(rl.dropped).toBe(40);
+    await rl.flush();
+    expect(await written(p)).toHaveLength(80);
+    expect(await written(q)).toEqual(Array.from({ length: 40 }, (_, i) => `e${1040 + i}`));
+    await rl.close();
+  });
+});
