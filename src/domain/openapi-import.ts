@@ -12,7 +12,6 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { parse as parseYamlText } from 'yaml';
 import { type ErrorDetail, validationError } from '../errors.js';
 import { routeKey, validatePattern } from '../runtime/router.js';
 import { type HttpMethod, METHODS } from './model.js';
@@ -52,10 +51,17 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 // ------------------------------------------------------------------------------------------------
 // parsing and validation
 
+let parseYamlText: typeof import('yaml').parse | null = null;
+/** The YAML parser, loaded on the first YAML import (kept out of memory until one comes). */
+function yamlParser(): typeof import('yaml').parse {
+  parseYamlText ??= (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse;
+  return parseYamlText;
+}
+
 /** YAML text → data (YAML 1.2 core schema: plain data only, aliases capped). */
 export function parseYaml(text: string): unknown {
   try {
-    return parseYamlText(text, { maxAliasCount: 100, uniqueKeys: true, prettyErrors: true });
+    return yamlParser()(text, { maxAliasCount: 100, uniqueKeys: true, prettyErrors: true });
   } catch (e) {
     const message = e instanceof Error ? e.message.split('\n')[0] : 'is not valid YAML';
     throw validationError([{ path: '/', message: `the body is not valid YAML: ${message}` }]);

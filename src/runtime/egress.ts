@@ -46,7 +46,7 @@
  */
 import dns from 'node:dns';
 import net from 'node:net';
-import { buildConnector, Client, type Dispatcher } from 'undici';
+import type { buildConnector, Client, Dispatcher } from 'undici';
 import { canonicalAddress, isBlockedAddress } from './ip-ranges.js';
 
 export { isBlockedAddress } from './ip-ranges.js';
@@ -226,9 +226,17 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+type Undici = typeof import('undici');
+let undiciModule: Promise<Undici> | null = null;
+/** undici, loaded with the first outbound request (a server that never calls out does not hold it in memory). */
+const loadUndici = (): Promise<Undici> => {
+  undiciModule ??= import('undici');
+  return undiciModule;
+};
+
 /** A connector that dials the checked addresses in order (next one on refusal), never a name. */
-function pinnedConnector(addresses: readonly string[], timeoutMs: number): buildConnector.connector {
-  const base = buildConnector({ timeout: timeoutMs, allowH2: false, maxCachedSessions: 0 });
+function pinnedConnector(undici: Undici, addresses: readonly string[], timeoutMs: number): buildConnector.connector {
+  const base = undici.buildConnector({ timeout: timeoutMs, allowH2: false, maxCachedSessions: 0 });
   return (opts, callback) => {
     const attempt = (i: number) => {
       base({ ...opts, hostname: addresses[i] }, (err, socket) => {
@@ -375,12 +383,13 @@ export function createEgress(opts: EgressOptions): Egress {
 
     for (let hop = 0; ; hop++) {
       const addresses = await resolveChecked(url, signal);
+      const undici = await loadUndici();
       if (closed) throw new EgressError('network', 'egress closed');
       // undici's own timers are coarse (they may fire up to ~0.5 s early), so they only back up the
       // precise deadline of request(), which is what ends a call at timeoutMs
       const backstop = timeoutMs + 1000;
-      const client = new Client(url.origin, {
-        connect: pinnedConnector(addresses, backstop),
+      const client = new undici.Client(url.origin, {
+        connect: pinnedConnector(undici, addresses, backstop),
         headersTimeout: backstop,
         bodyTimeout: backstop,
         pipelining: 1,

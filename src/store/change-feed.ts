@@ -5,7 +5,7 @@
  * notification, so a change reaches every process within 1 s even when its NOTIFY is lost.
  */
 
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Store } from './store.js';
 
@@ -59,7 +59,9 @@ export class ChangeFeed {
    */
   private async connect(): Promise<void> {
     if (this.closed || this.client) return;
-    const client = new pg.Client({
+    const { default: pgLib } = await import('pg');
+    if (this.closed || this.client) return;
+    const client = new pgLib.Client({
       connectionString: this.opts.databaseUrl,
       // tells this connection apart in pg_stat_activity
       application_name: 'mockyard-listener',

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, type RawBuilder, SqliteDialect, sql, type Transaction } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type {
   Action,
   Condition,
@@ -151,7 +151,9 @@ export class Store extends EventEmitter {
       // (8 each, plus one LISTEN connection) stay far below the server's default max_connections.
       // Storage updates hold a connection while they wait for their endpoint's lock, so they are
       // queued per endpoint in the process first (see pgUpdateStorage).
-      const pool = new pg.Pool({
+      // loaded here, so a SQLite deployment does not carry the PostgreSQL driver in memory
+      const { default: pgLib } = await import('pg');
+      const pool = new pgLib.Pool({
         connectionString: url,
         application_name: 'mockyard',
         max: 8,
