@@ -7,13 +7,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ActionOutcome, RuleTrace } from '../domain/model.js';
 import { AppError, errorBody } from '../errors.js';
-import { newSeqId } from '../store/ids.js';
+import { nextSeq } from '../store/ids.js';
 import type { CompiledEndpoint, CompiledStep } from './compile.js';
 import { MockContext, MockRequestView } from './context.js';
 import { type Egress, EgressError, HOP_HEADER } from './egress.js';
 import type { Engine, Evaluation } from './engine.js';
 import { flatHeaders, type LogRecord, type RequestLog } from './request-log.js';
-import { drive, type Steps } from './steps.js';
+import { drive } from './steps.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const LOGGED_BODY_BYTES = 64 * 1024;
@@ -102,32 +102,34 @@ function isoNow(): string {
   return lastIso;
 }
 
-function requestView(
-  req: IncomingMessage,
-  method: string,
-  path: string,
-  rawQuery: string,
-  body: string,
-): MockRequestView {
-  const view = new MockRequestView(method, path, rawQuery, flatHeaders(req.headers));
+/** The request as conditions and templates read it (headers flattened once, here). */
+function requestView(req: IncomingMessage, entry: LogRecord, body: string): MockRequestView {
+  const view = new MockRequestView(entry.method, entry.path, entry.query, flatHeaders(req.headers));
   view.body = body;
   return view;
 }
 
+type LoadedProject = Exclude<ReturnType<Engine['project']>, Promise<unknown>>;
+
+/**
+ * The mock request handler. Written as plain functions that continue synchronously whenever what
+ * they need is at hand (no body, the project's snapshot cached, SQLite): a fixed or templated
+ * answer is written in the tick the request arrived in, without a promise, a generator or a
+ * closure per request. A body, a project load, a rule evaluation that waits (PostgreSQL, a
+ * webhook) or a delay continues through a promise.
+ */
 export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const { engine, requestLog, log } = deps;
   const jitter = deps.rng ?? Math.random;
 
-  function* handle(req: IncomingMessage, res: ServerResponse): Steps<void> {
+  function handle(req: IncomingMessage, res: ServerResponse): void | Promise<void> {
     const started = performance.now();
     const url = req.url ?? '/';
     // url = /m/<projectId><path>?<query>
     const q = url.indexOf('?');
     const pathPart = q === -1 ? url : url.slice(0, q);
-    const rawQuery = q === -1 ? '' : url.slice(q + 1);
     const slash = pathPart.indexOf('/', 3);
     let projectId = slash === -1 ? pathPart.slice(3) : pathPart.slice(3, slash);
-    const path = slash === -1 ? '/' : pathPart.slice(slash);
     if (projectId.includes('%')) {
       try {
         projectId = decodeURIComponent(projectId);
@@ -135,49 +137,15 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
         /* keep raw: it will not be found */
       }
     }
-    const method = (req.method ?? 'GET').toUpperCase();
-
-    let bodyText: string;
-    let rawBody: Buffer | null = null;
-    try {
-      const b = readBody(req);
-      if (typeof b === 'string') bodyText = b;
-      else {
-        rawBody = (yield b) as Buffer;
-        bodyText = rawBody.toString('utf8');
-      }
-    } catch (err) {
-      if (err instanceof BodyTooLarge) sendError(res, 413, jsonError('payload_too_large'), true);
-      else res.destroy();
-      return;
-    }
-
-    let project: Awaited<ReturnType<Engine['project']>>;
-    try {
-      project = projectId ? ((yield engine.project(projectId)) as Awaited<ReturnType<Engine['project']>>) : null;
-    } catch (err) {
-      // the project is not cached and the database does not answer
-      const unavailable = isUnavailable(err);
-      log.error({ err }, 'mock project could not be loaded');
-      sendError(res, unavailable ? 503 : 500, jsonError(unavailable ? 'unavailable' : 'internal'));
-      return;
-    }
-    if (!project) {
-      sendError(res, 404, NO_PROJECT);
-      return;
-    }
-
-    const match = project.router.match(method, path);
     const sessionHeader = req.headers[SESSION_HEADER];
-    const session = typeof sessionHeader === 'string' ? sessionHeader.slice(0, 200) : '';
     const entry: LogRecord = {
-      id: newSeqId(),
+      seq: nextSeq(),
       at: isoNow(),
-      method,
-      path,
-      query: rawQuery,
+      method: (req.method ?? 'GET').toUpperCase(),
+      path: slash === -1 ? '/' : pathPart.slice(slash),
+      query: q === -1 ? '' : url.slice(q + 1),
       nodeHeaders: req.headers,
-      body: bodyText.length > LOGGED_BODY_BYTES ? bodyText.slice(0, LOGGED_BODY_BYTES) : bodyText,
+      body: '',
       endpointId: null,
       ruleId: null,
       statusCode: 0,
@@ -185,27 +153,73 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
       actions: NO_ACTIONS,
       rules: NO_TRACES,
     };
-    if (session) entry.session = session;
-    const finish = (status: number) => {
-      entry.statusCode = status;
-      entry.durationMs = Math.round((performance.now() - started) * 100) / 100;
-      requestLog.record(project.id, entry);
-    };
+    if (typeof sessionHeader === 'string' && sessionHeader !== '') entry.session = sessionHeader.slice(0, 200);
 
+    const b = readBody(req);
+    if (typeof b === 'string') return withBody(req, res, entry, started, projectId, b, null);
+    return b.then(
+      (raw) => {
+        const text = raw.toString('utf8');
+        entry.body = text.length > LOGGED_BODY_BYTES ? text.slice(0, LOGGED_BODY_BYTES) : text;
+        return withBody(req, res, entry, started, projectId, text, raw);
+      },
+      (err) => {
+        if (err instanceof BodyTooLarge) sendError(res, 413, jsonError('payload_too_large'), true);
+        else res.destroy();
+      },
+    );
+  }
+
+  function withBody(
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: LogRecord,
+    started: number,
+    projectId: string,
+    bodyText: string,
+    rawBody: Buffer | null,
+  ): void | Promise<void> {
+    const project = projectId ? engine.project(projectId) : null;
+    if (!(project instanceof Promise)) return serve(req, res, entry, started, bodyText, rawBody, project);
+    return project.then(
+      (p) => serve(req, res, entry, started, bodyText, rawBody, p),
+      (err) => {
+        // the project is not cached and the database does not answer
+        const unavailable = isUnavailable(err);
+        log.error({ err }, 'mock project could not be loaded');
+        sendError(res, unavailable ? 503 : 500, jsonError(unavailable ? 'unavailable' : 'internal'));
+      },
+    );
+  }
+
+  function finish(projectId: string, entry: LogRecord, started: number, status: number): void {
+    entry.statusCode = status;
+    entry.durationMs = Math.round((performance.now() - started) * 100) / 100;
+    requestLog.record(projectId, entry);
+  }
+
+  function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: LogRecord,
+    started: number,
+    bodyText: string,
+    rawBody: Buffer | null,
+    project: LoadedProject,
+  ): void | Promise<void> {
+    if (!project) {
+      sendError(res, 404, NO_PROJECT);
+      return;
+    }
+    const { method, path } = entry;
+    const match = project.router.match(method, path);
     if (!match) {
       if (project.fallbackUrl) {
         entry.proxied = true;
-        finish(
-          (yield proxy(
-            deps.egress,
-            project.fallbackUrl,
-            requestView(req, method, path, rawQuery, bodyText),
-            rawBody,
-            req,
-            res,
-          )) as number,
+        const view = requestView(req, entry, bodyText);
+        return proxy(deps.egress, project.fallbackUrl, view, rawBody, req, res).then((status) =>
+          finish(project.id, entry, started, status),
         );
-        return;
       }
       if (method === 'OPTIONS') {
         res.writeHead(204, {
@@ -217,11 +231,11 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
           'content-length': 0,
         });
         res.end();
-        finish(204);
+        finish(project.id, entry, started, 204);
         return;
       }
       sendError(res, 404, NO_ENDPOINT);
-      finish(404);
+      finish(project.id, entry, started, 404);
       return;
     }
 
@@ -230,53 +244,60 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     if (ep.rules.length === 0 && ep.defaultBytes !== null) {
       // a fixed answer: nothing of the request is read
       writeDefault(res, ep, ep.defaultBytes);
-      finish(ep.endpoint.statusCode);
+      finish(project.id, entry, started, ep.endpoint.statusCode);
       return;
     }
-    const request = requestView(req, method, path, rawQuery, bodyText);
-    request.params = match.params;
-    const headers = request.headers;
-    const seed = headers[SEED_HEADER] ?? null;
-    const ctx = new MockContext(request, seed);
+    const view = requestView(req, entry, bodyText);
+    view.params = match.params;
+    const seed = view.headers[SEED_HEADER] ?? null;
+    const ctx = new MockContext(view, seed);
     if (ep.rules.length === 0 && !ep.readsStorage) {
       // no rules and nothing stored to read: the templated default, rendered at once
       writeDefault(res, ep, Buffer.from(ep.defaultBody(ctx)));
-      finish(ep.endpoint.statusCode);
+      finish(project.id, entry, started, ep.endpoint.statusCode);
       return;
     }
-    const hops = Number(headers[HOP_HEADER]) || 0;
-
-    let ev: Evaluation;
-    try {
-      ev = yield* engine.evaluate(ep, ctx, session, hops);
-    } catch (err) {
+    const hops = Number(view.headers[HOP_HEADER]) || 0;
+    const answer = (ev: Evaluation): void | Promise<void> => {
+      entry.actions = ev.actions;
+      entry.rules = ev.rules;
+      const out = ev.outcome;
+      if (out.kind === 'default') {
+        writeDefault(res, ep, ep.defaultBytes ?? Buffer.from(ep.defaultBody(ctx)));
+        finish(project.id, entry, started, ep.endpoint.statusCode);
+        return;
+      }
+      entry.ruleId = out.ruleId;
+      if (out.kind === 'applied') {
+        const body = Buffer.from(out.body);
+        res.writeHead(out.status, {
+          'content-type': out.contentType || ep.endpoint.contentType,
+          'content-length': body.length,
+          [CORS]: '*',
+        });
+        res.end(body);
+        finish(project.id, entry, started, out.status);
+        return;
+      }
+      const status = writeStep(res, ep, out.step, ctx, seed !== null ? ctx.rng : jitter);
+      if (typeof status === 'number') finish(project.id, entry, started, status);
+      else return status.then((st) => finish(project.id, entry, started, st));
+    };
+    const evaluationFailed = (err: unknown) => {
       log.error({ err }, 'mock evaluation failed');
       const unavailable = isUnavailable(err);
       sendError(res, unavailable ? 503 : 500, jsonError(unavailable ? 'unavailable' : 'internal'));
-      finish(unavailable ? 503 : 500);
+      finish(project.id, entry, started, unavailable ? 503 : 500);
+    };
+    let ev: Evaluation | Promise<Evaluation>;
+    try {
+      ev = drive(engine.evaluate(ep, ctx, entry.session ?? '', hops));
+    } catch (err) {
+      evaluationFailed(err);
       return;
     }
-    entry.actions = ev.actions;
-    entry.rules = ev.rules;
-    const out = ev.outcome;
-    if (out.kind === 'default') {
-      writeDefault(res, ep, ep.defaultBytes ?? Buffer.from(ep.defaultBody(ctx)));
-      finish(ep.endpoint.statusCode);
-    } else if (out.kind === 'applied') {
-      entry.ruleId = out.ruleId;
-      const body = Buffer.from(out.body);
-      res.writeHead(out.status, {
-        'content-type': out.contentType || ep.endpoint.contentType,
-        'content-length': body.length,
-        [CORS]: '*',
-      });
-      res.end(body);
-      finish(out.status);
-    } else {
-      entry.ruleId = out.ruleId;
-      const status = yield* writeStep(res, ep, out.step, ctx, seed !== null ? ctx.rng : jitter);
-      finish(status);
-    }
+    if (ev instanceof Promise) return ev.then(answer, evaluationFailed);
+    return answer(ev);
   }
 
   const failed = (res: ServerResponse) => (err: unknown) => {
@@ -285,8 +306,8 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
   };
   return (req, res) => {
     try {
-      const done = drive(handle(req, res));
-      if (done instanceof Promise) done.catch(failed(res));
+      const done = handle(req, res);
+      if (done !== undefined) done.catch(failed(res));
     } catch (err) {
       failed(res)(err);
     }
@@ -329,13 +350,14 @@ function writeDefault(res: ServerResponse, ep: CompiledEndpoint, body: Buffer): 
   res.end(body);
 }
 
-function* writeStep(
+/** Writes a step's answer (or its fault), after its delay: the status written, 0 for a fault. */
+function writeStep(
   res: ServerResponse,
   ep: CompiledEndpoint,
   step: CompiledStep,
   ctx: MockContext,
   rng: () => number,
-): Steps<number> {
+): number | Promise<number> {
   // render before waiting, so the answer reflects the request as it was evaluated
   let body: Buffer;
   let headers: Readonly<Record<string, string | number>>;
@@ -358,7 +380,17 @@ function* writeStep(
     step.delayMaxMs > step.delayMs
       ? step.delayMs + Math.floor(rng() * (step.delayMaxMs - step.delayMs + 1))
       : step.delayMs;
-  if (wait > 0) yield sleep(wait);
+  if (wait > 0) return sleep(wait).then(() => emitStep(res, ep, step, body, headers));
+  return emitStep(res, ep, step, body, headers);
+}
+
+function emitStep(
+  res: ServerResponse,
+  ep: CompiledEndpoint,
+  step: CompiledStep,
+  body: Buffer,
+  headers: Readonly<Record<string, string | number>>,
+): number {
   if (res.destroyed) return 0;
   const sock = res.socket;
   switch (step.fault) {

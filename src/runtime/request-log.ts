@@ -14,16 +14,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { RequestLogEntry } from '../domain/model.js';
+import { seqId } from '../store/ids.js';
 import type { Store } from '../store/store.js';
 
 type Listener = (entry: RequestLogEntry) => void;
 
 /**
- * A mock request as the hot path records it: the headers as node parsed them. They are flattened and
- * redacted only when the entry is streamed or written: under a flood most entries are coalesced away
- * before that, and then cost one small object each.
+ * A mock request as the hot path records it: a sequence number for the id, and the headers as node
+ * parsed them. Both are spelled out (id; headers flattened and redacted) only when the entry is
+ * streamed or written: under a flood most entries are overwritten before that.
  */
-export type LogRecord = Omit<RequestLogEntry, 'headers'> & { nodeHeaders: IncomingHttpHeaders };
+export type LogRecord = Omit<RequestLogEntry, 'headers' | 'id'> & { seq: number; nodeHeaders: IncomingHttpHeaders };
 type Pending = RequestLogEntry | LogRecord;
 
 const REDACTED = ['authorization', 'proxy-authorization', 'cookie'];
@@ -39,12 +40,11 @@ export function flatHeaders(raw: IncomingHttpHeaders): Record<string, string> {
 }
 
 /** The entry as it is stored and streamed: credentials in headers replaced by `[redacted]`. */
-function settle(p: Pending): RequestLogEntry {
-  if (!('nodeHeaders' in p)) return p;
+function settle(p: LogRecord): RequestLogEntry {
   const headers = flatHeaders(p.nodeHeaders);
   for (const k of REDACTED) if (k in headers) headers[k] = '[redacted]';
   const e: RequestLogEntry = {
-    id: p.id,
+    id: seqId(p.seq),
     at: p.at,
     method: p.method,
     path: p.path,
@@ -154,7 +154,7 @@ export class RequestLog {
   record(projectId: string, pending: Pending): void {
     const subs = this.listeners.get(projectId);
     // a streamed entry is settled once, for its subscribers and the store
-    const entry = subs ? settle(pending) : pending;
+    const entry = subs && 'nodeHeaders' in pending ? settle(pending) : pending;
     let ring = this.queue.get(projectId);
     if (!ring) {
       ring = new Ring(this.opts.keepPerProject);
@@ -171,8 +171,9 @@ export class RequestLog {
       this.dropped++;
     }
     if (subs) {
-      if (this.opts.shared) this.rememberLocal(entry.id);
-      for (const fn of subs) fn(entry as RequestLogEntry);
+      const settled = entry as RequestLogEntry;
+      if (this.opts.shared) this.rememberLocal(settled.id);
+      for (const fn of subs) fn(settled);
     }
   }
 
@@ -213,7 +214,7 @@ export class RequestLog {
       } else {
         this.floodWritten.delete(projectId);
       }
-      for (const e of ring.ordered()) batch.push({ projectId, entry: settle(e) });
+      for (const e of ring.ordered()) batch.push({ projectId, entry: 'nodeHeaders' in e ? settle(e) : e });
       this.touched.set(projectId, (this.touched.get(projectId) ?? 0) + ring.items.length);
       this.queued -= ring.items.length;
       this.queue.delete(projectId);

@@ -10,7 +10,9 @@ const prefix = randomBytes(6).toString('base64url');
 let counter = 0;
 
 /**
- * A cheap unique id for high-volume records (request-log entries): a random per-process prefix
- * and a counter. Unique across processes, not secret.
+ * Cheap unique ids for high-volume records (request-log entries): a random per-process prefix and
+ * a counter. Unique across processes, not secret. `nextSeq` takes a number (no allocation on the
+ * hot path); `seqId` spells it, when the record is kept.
  */
-export const newSeqId = (): string => `${prefix}${(counter++).toString(36)}`;
+export const nextSeq = (): number => counter++;
+export const seqId = (seq: number): string => `${prefix}${seq.toString(36)}`;
