@@ -4,26 +4,28 @@
  * the periodic flush (reads and shutdown still write everything), and headers are flattened and
  * redacted only on the way out.
  */
+import http from 'node:http';
+import net from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabase, type TestDatabase } from '../../test/helpers/databases.js';
 import { seqId } from '../store/ids.js';
 import { Store } from '../store/store.js';
-import { FLOOD_WRITE_MS, type LogRecord, RequestLog } from './request-log.js';
+import { FLOOD_WRITE_MS, flatHeaders, headersFromRaw, type LogRecord, RequestLog } from './request-log.js';
 
 const KEEP = 100;
 /** seqId(n) → `e<n>` */
 const name = (e: { id: string }) => `e${Number.parseInt(e.id.slice(seqId(0).length - 1), 36)}`;
 
 /** Record n: its id is seqId(n), listed by `written` as e<n>. */
-function rec(n: number, headers: Record<string, string | string[]> = { host: 'mock.test' }): LogRecord {
+function rec(n: number, rawHeaders: string[] = ['Host', 'mock.test']): LogRecord {
   return {
     seq: n,
     at: new Date(1_700_000_000_000 + n).toISOString(),
     method: 'GET',
     path: `/n/${n}`,
     query: '',
-    nodeHeaders: headers,
+    rawHeaders,
     body: '',
     endpointId: null,
     ruleId: null,
@@ -105,22 +107,29 @@ describe.each(DIALECTS)('RequestLog on %s', (dialect) => {
     const rl = new RequestLog(store, log, { keepPerProject: KEEP });
     const streamed: unknown[] = [];
     const off = rl.subscribe(p, (e) => streamed.push(e.headers));
-    const headers = {
-      host: 'mock.test',
-      authorization: 'Bearer secret',
-      cookie: 'sid=1',
-      'proxy-authorization': 'Basic x',
-      'set-cookie': ['a=1', 'b=2'],
-    };
+    const headers = [
+      'Host',
+      'mock.test',
+      'Authorization',
+      'Bearer secret',
+      'Cookie',
+      'sid=1',
+      'Proxy-Authorization',
+      'Basic x',
+      'X-Tag',
+      'a',
+      'x-tag',
+      'b',
+    ];
     rl.record(p, rec(1, headers));
     off();
-    rl.record(p, rec(2, { host: 'mock.test', authorization: 'Bearer other' }));
+    rl.record(p, rec(2, ['host', 'mock.test', 'authorization', 'Bearer other']));
     const expected = {
       host: 'mock.test',
       authorization: '[redacted]',
       cookie: '[redacted]',
       'proxy-authorization': '[redacted]',
-      'set-cookie': 'a=1, b=2',
+      'x-tag': 'a, b',
     };
     expect(streamed).toEqual([expected]);
     const stored = await rl.list(owner, p, 10);
@@ -140,5 +149,48 @@ describe.each(DIALECTS)('RequestLog on %s', (dialect) => {
     expect(await written(p)).toHaveLength(80);
     expect(await written(q)).toEqual(Array.from({ length: 40 }, (_, i) => `e${1040 + i}`));
     await rl.close();
+  });
+});
+
+describe('headersFromRaw', () => {
+  it("flattens raw header lines exactly as node's req.headers does (repeats, cookies, first-only headers)", async () => {
+    const server = http.createServer((req, res) => {
+      res.end(JSON.stringify({ node: flatHeaders(req.headers), raw: headersFromRaw(req.rawHeaders) }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as net.AddressInfo;
+    const lines = [
+      'GET /x HTTP/1.1',
+      'Host: a.test',
+      'host: b.test',
+      'Cookie: a=1',
+      'cookie: b=2',
+      'Set-Cookie: s=1',
+      'Set-Cookie: s=2',
+      'X-Tag: one',
+      'x-TAG: two',
+      'User-Agent: first',
+      'User-Agent: second',
+      'Authorization: Bearer t',
+      'Authorization: Bearer u',
+      'Content-Type: text/plain',
+      'Content-Type: application/json',
+      'Accept: a/b',
+      'Accept: c/d',
+      'Connection: close',
+    ];
+    const body = await new Promise<string>((resolve, reject) => {
+      const sock = net.connect(port, '127.0.0.1', () => sock.write(`${lines.join('\r\n')}\r\n\r\n`));
+      let got = '';
+      sock.on('data', (c) => {
+        got += c;
+      });
+      sock.on('end', () => resolve(got.slice(got.indexOf('\r\n\r\n') + 4)));
+      sock.on('error', reject);
+    });
+    server.close();
+    const { node, raw } = JSON.parse(body);
+    expect(raw).toEqual(node);
+    expect(raw).toMatchObject({ host: 'a.test', cookie: 'a=1; b=2', 'x-tag': 'one, two', 'user-agent': 'first' });
   });
 });

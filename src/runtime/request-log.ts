@@ -20,12 +20,50 @@ import type { Store } from '../store/store.js';
 type Listener = (entry: RequestLogEntry) => void;
 
 /**
- * A mock request as the hot path records it: a sequence number for the id, and the headers as node
- * parsed them. Both are spelled out (id; headers flattened and redacted) only when the entry is
- * streamed or written: under a flood most entries are overwritten before that.
+ * A mock request as the hot path records it: a sequence number for the id, and node's raw header
+ * lines. Both are spelled out (id; headers flattened and redacted) only when the entry is streamed
+ * or written: under a flood most entries are overwritten before that.
  */
-export type LogRecord = Omit<RequestLogEntry, 'headers' | 'id'> & { seq: number; nodeHeaders: IncomingHttpHeaders };
+export type LogRecord = Omit<RequestLogEntry, 'headers' | 'id'> & { seq: number; rawHeaders: readonly string[] };
 type Pending = RequestLogEntry | LogRecord;
+
+/** Headers node keeps only the first of (`matchKnownFields` in node's `_http_incoming.js`). */
+const FIRST_ONLY = new Set([
+  'age',
+  'authorization',
+  'content-length',
+  'content-type',
+  'etag',
+  'expires',
+  'from',
+  'host',
+  'if-modified-since',
+  'if-unmodified-since',
+  'last-modified',
+  'location',
+  'max-forwards',
+  'proxy-authorization',
+  'referer',
+  'retry-after',
+  'server',
+  'user-agent',
+]);
+
+/**
+ * Raw header lines (name, value, name, value…) flattened as `flatHeaders(req.headers)` would:
+ * names lower-cased; of a header node keeps once, the first; repeated cookies joined with "; ",
+ * any other repeat with ", ".
+ */
+export function headersFromRaw(raw: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const k = raw[i].toLowerCase();
+    const prev = out[k];
+    if (prev === undefined) out[k] = raw[i + 1];
+    else if (!FIRST_ONLY.has(k)) out[k] = `${prev}${k === 'cookie' ? '; ' : ', '}${raw[i + 1]}`;
+  }
+  return out;
+}
 
 const REDACTED = ['authorization', 'proxy-authorization', 'cookie'];
 
@@ -41,7 +79,7 @@ export function flatHeaders(raw: IncomingHttpHeaders): Record<string, string> {
 
 /** The entry as it is stored and streamed: credentials in headers replaced by `[redacted]`. */
 function settle(p: LogRecord): RequestLogEntry {
-  const headers = flatHeaders(p.nodeHeaders);
+  const headers = headersFromRaw(p.rawHeaders);
   for (const k of REDACTED) if (k in headers) headers[k] = '[redacted]';
   const e: RequestLogEntry = {
     id: seqId(p.seq),
@@ -77,9 +115,71 @@ const GAP_WAIT_MS = 5000;
 /** At most this many gaps are remembered (the oldest are given up first). */
 const MAX_GAPS = 2000;
 
+const NOTHING: never[] = Object.freeze([]) as never[];
+
+/**
+ * One place in a project's ring. Slots are reused: a new entry overwrites the oldest one's fields
+ * in place, and they point only to strings and node's raw header array (no object the hot path
+ * allocated). So under a flood the ring keeps no per-request object alive from a busy allocation
+ * site: nothing for V8 to pretenure into the old generation, which would fill it with garbage.
+ */
+class Slot implements LogRecord {
+  /** an entry recorded in its final form (or settled early for live subscribers) */
+  settled: RequestLogEntry | null = null;
+  seq = 0;
+  at = '';
+  method = '';
+  path = '';
+  query = '';
+  rawHeaders: readonly string[] = NOTHING;
+  body = '';
+  endpointId: string | null = null;
+  ruleId: string | null = null;
+  statusCode = 0;
+  durationMs = 0.5;
+  actions: RequestLogEntry['actions'] = NOTHING;
+  rules: RequestLogEntry['rules'] = NOTHING;
+  proxied = false;
+  session = '';
+
+  constructor(p: Pending) {
+    this.set(p);
+  }
+
+  set(p: Pending): void {
+    if (!('rawHeaders' in p)) {
+      this.settled = p;
+      this.rawHeaders = NOTHING;
+      this.actions = NOTHING;
+      this.rules = NOTHING;
+      return;
+    }
+    this.settled = null;
+    this.seq = p.seq;
+    this.at = p.at;
+    this.method = p.method;
+    this.path = p.path;
+    this.query = p.query;
+    this.rawHeaders = p.rawHeaders;
+    this.body = p.body;
+    this.endpointId = p.endpointId;
+    this.ruleId = p.ruleId;
+    this.statusCode = p.statusCode;
+    this.durationMs = p.durationMs;
+    this.actions = p.actions;
+    this.rules = p.rules;
+    this.proxied = p.proxied === true;
+    this.session = p.session ?? '';
+  }
+
+  entry(): RequestLogEntry {
+    return this.settled ?? settle(this);
+  }
+}
+
 /** The newest `cap` unwritten entries of one project; older ones are overwritten (coalesced). */
 class Ring {
-  readonly items: Pending[] = [];
+  readonly items: Slot[] = [];
   /** when full: the index of the oldest entry */
   private next = 0;
   /** entries overwritten since the ring was made */
@@ -89,10 +189,10 @@ class Ring {
 
   push(e: Pending): void {
     if (this.items.length < this.cap) {
-      this.items.push(e);
+      this.items.push(new Slot(e));
       return;
     }
-    this.items[this.next] = e;
+    this.items[this.next].set(e);
     this.next = this.next + 1 === this.cap ? 0 : this.next + 1;
     this.overwritten++;
   }
@@ -103,7 +203,7 @@ class Ring {
   }
 
   /** Oldest first. */
-  ordered(): Pending[] {
+  ordered(): Slot[] {
     return this.next === 0 ? this.items : [...this.items.slice(this.next), ...this.items.slice(0, this.next)];
   }
 }
@@ -154,7 +254,7 @@ export class RequestLog {
   record(projectId: string, pending: Pending): void {
     const subs = this.listeners.get(projectId);
     // a streamed entry is settled once, for its subscribers and the store
-    const entry = subs && 'nodeHeaders' in pending ? settle(pending) : pending;
+    const entry = subs && 'rawHeaders' in pending ? settle(pending) : pending;
     let ring = this.queue.get(projectId);
     if (!ring) {
       ring = new Ring(this.opts.keepPerProject);
@@ -214,7 +314,7 @@ export class RequestLog {
       } else {
         this.floodWritten.delete(projectId);
       }
-      for (const e of ring.ordered()) batch.push({ projectId, entry: 'nodeHeaders' in e ? settle(e) : e });
+      for (const slot of ring.ordered()) batch.push({ projectId, entry: slot.entry() });
       this.touched.set(projectId, (this.touched.get(projectId) ?? 0) + ring.items.length);
       this.queued -= ring.items.length;
       this.queue.delete(projectId);
