@@ -459,6 +459,22 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
       expect((await store.getRule(u.id, p.id, e.id, r.id))?.hits).toBe(500);
     });
 
+    it('hotHit: hits of one turn are counted in the order they were asked; a missing rule fails alone', async () => {
+      const { u, p, e } = await owned();
+      const a = await store.createRule(u.id, p.id, e.id, rule('a'), 3);
+      const b = await store.createRule(u.id, p.id, e.id, rule('b'), 3);
+      await store.hotHit(a.id, '');
+      // one event-loop turn: a, b and a rule that does not exist (a foreign-key failure)
+      const asked = [a.id, b.id, a.id, 'no-such-rule', a.id, b.id].map((id) =>
+        Promise.resolve(store.hotHit(id, '')).then(
+          (n) => n,
+          () => 'failed',
+        ),
+      );
+      expect(await Promise.all(asked)).toEqual([2, 1, 3, 'failed', 4, 2]);
+      expect((await store.getRule(u.id, p.id, e.id, a.id))?.hits).toBe(4);
+    });
+
     it('hotHit counts per session and across two Store instances exactly', async () => {
       const other = await Store.open(db.url);
       try {

@@ -764,26 +764,16 @@ export class Store extends EventEmitter {
    */
   hotHit(ruleId: string, session: string): number | Promise<number> {
     if (this.hot) return this.hot.hit(ruleId, session);
-    return new Promise<number>((resolve, reject) => {
-      const key = `${ruleId}\u0000${session}`;
-      let group = this.pgHits.get(key);
-      if (!group) {
-        group = { ruleId, session, waiters: [] };
-        this.pgHits.set(key, group);
-      }
-      group.waiters.push({ resolve, reject });
-      if (!this.pgHitsScheduled) {
-        this.pgHitsScheduled = true;
-        setImmediate(() => void this.flushPgHits());
-      }
-    });
+    const p = joinHitGroup(this.pgHits, ruleId, session);
+    if (!this.pgHitsScheduled) {
+      this.pgHitsScheduled = true;
+      setImmediate(() => void this.flushPgHits());
+    }
+    return p;
   }
 
   /** Hits asked for in this event-loop turn, by rule and session (PostgreSQL). */
-  private pgHits = new Map<
-    string,
-    { ruleId: string; session: string; waiters: { resolve: (n: number) => void; reject: (e: unknown) => void }[] }
-  >();
+  private pgHits = new Map<string, HitGroup>();
   private pgHitsScheduled = false;
 
   /**
@@ -991,6 +981,26 @@ export class Store extends EventEmitter {
 
 const LOG_CHUNK = 64;
 
+/** The requests of one event-loop turn that count a hit of one rule in one session. */
+interface HitGroup {
+  ruleId: string;
+  session: string;
+  waiters: { resolve: (n: number) => void; reject: (e: unknown) => void }[];
+}
+
+/** Adds a hit group to `groups` (keyed by rule and session) and returns the waiter's promise. */
+function joinHitGroup(groups: Map<string, HitGroup>, ruleId: string, session: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const key = `${ruleId}\u0000${session}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = { ruleId, session, waiters: [] };
+      groups.set(key, group);
+    }
+    group.waiters.push({ resolve, reject });
+  });
+}
+
 /** Prepared statements for the SQLite hot path (synchronous: atomic within the process). */
 class SqliteHot {
   private readonly hitStmt: SqliteDatabase.Statement;
@@ -999,6 +1009,8 @@ class SqliteHot {
   private readonly logStmt: SqliteDatabase.Statement;
   readonly appendLog: (entries: { projectId: string; entry: RequestLogEntry }[]) => void;
   private pending: { op: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+  /** hits of this turn, by rule and session: one statement per rule and session adds them all */
+  private hits = new Map<string, HitGroup>();
   private scheduled = false;
   private readonly groupTx: (body: () => void) => void;
   private readonly savepoint: <T>(op: () => T) => T;
@@ -1010,8 +1022,9 @@ class SqliteHot {
 
   constructor(db: SqliteDatabase.Database) {
     this.hitStmt = db.prepare(
-      `INSERT INTO rule_hits (rule_id, session, hits, touched_at) VALUES (?, ?, 1, ?)
-       ON CONFLICT (rule_id, session) DO UPDATE SET hits = hits + 1, touched_at = excluded.touched_at RETURNING hits`,
+      `INSERT INTO rule_hits (rule_id, session, hits, touched_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (rule_id, session) DO UPDATE SET hits = hits + excluded.hits, touched_at = excluded.touched_at
+       RETURNING hits`,
     );
     this.readStmt = db.prepare('SELECT name, value FROM storage WHERE endpoint_id = ? AND session = ?');
     this.upsertStmt = db.prepare(
@@ -1052,20 +1065,28 @@ class SqliteHot {
    * transaction at the end of the turn (each in a savepoint of its own, so one failing write
    * fails alone), and each request gets its result — and so sends its answer — only after that
    * commit. Exactly as durable as a commit per request, for a fraction of the cost under load.
+   * Hits of one rule and session in one turn are added by one statement: n concurrent requests
+   * get the n consecutive counts, in the order they asked.
    */
   private enqueue<T>(op: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ op, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.commitGroup());
-      }
+      this.schedule();
     });
+  }
+
+  private schedule(): void {
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.commitGroup());
+    }
   }
 
   private commitGroup(): void {
     const ops = this.pending;
+    const hits = [...this.hits.values()];
     this.pending = [];
+    this.hits = new Map();
     this.scheduled = false;
     const results: { ok: boolean; value: unknown }[] = [];
     try {
@@ -1077,19 +1098,41 @@ class SqliteHot {
             results.push({ ok: false, value: err });
           }
         }
+        const now = Date.now();
+        for (const g of hits) {
+          try {
+            const row = this.savepoint(() => this.hitStmt.get(g.ruleId, g.session, g.waiters.length, now));
+            results.push({ ok: true, value: Number((row as { hits: number }).hits) });
+          } catch (err) {
+            results.push({ ok: false, value: err });
+          }
+        }
       });
     } catch (err) {
       for (const o of ops) o.reject(err);
+      for (const g of hits) for (const w of g.waiters) w.reject(err);
       return;
     }
     for (let i = 0; i < ops.length; i++) {
       if (results[i].ok) ops[i].resolve(results[i].value);
       else ops[i].reject(results[i].value);
     }
+    for (let j = 0; j < hits.length; j++) {
+      const { ok, value } = results[ops.length + j];
+      const waiters = hits[j].waiters;
+      if (!ok) {
+        for (const w of waiters) w.reject(value);
+        continue;
+      }
+      const first = (value as number) - waiters.length + 1;
+      for (let i = 0; i < waiters.length; i++) waiters[i].resolve(first + i);
+    }
   }
 
   hit(ruleId: string, session: string): Promise<number> {
-    return this.enqueue(() => Number((this.hitStmt.get(ruleId, session, Date.now()) as { hits: number }).hits));
+    const p = joinHitGroup(this.hits, ruleId, session);
+    this.schedule();
+    return p;
   }
 
   storage(endpointId: string, session: string): Map<string, string> {
