@@ -2,7 +2,7 @@
  * Records → an immutable compiled project: a route table, compiled conditions, templates and
  * sequences. Built once per configuration version; the hot path only runs what is built here.
  */
-import type { Endpoint, RuleRecord, Step } from '../domain/model.js';
+import type { Endpoint, RuleRecord, RuleTrace, Step } from '../domain/model.js';
 import type { ProjectConfig } from '../store/store.js';
 import { type CompiledCondition, compileCondition } from './conditions.js';
 import { Router } from './router.js';
@@ -38,9 +38,21 @@ export type CompiledAction =
       readonly stop: boolean;
     };
 
+/** A rule's answer with one of its steps (built once: the hot path passes it on as it is). */
+export interface StepOutcome {
+  readonly kind: 'step';
+  readonly ruleId: string;
+  readonly step: CompiledStep;
+}
+
 export interface CompiledRule {
   readonly id: string;
   readonly name: string;
+  /** the request-log traces of this rule, built once: matched, and failed at condition i */
+  readonly matchedTrace: RuleTrace;
+  readonly failedTraces: readonly RuleTrace[];
+  /** per step */
+  readonly outcomes: readonly StepOutcome[] | null;
   readonly conditions: readonly CompiledCondition[];
   readonly actions: readonly CompiledAction[];
   readonly steps: readonly CompiledStep[] | null;
@@ -127,6 +139,11 @@ function compileRule(r: RuleRecord, sources: string[], endpointContentType: stri
   return {
     id: r.id,
     name: r.name,
+    matchedTrace: Object.freeze({ ruleId: r.id, name: r.name, matched: true }),
+    failedTraces: r.conditions.map((_, i) =>
+      Object.freeze({ ruleId: r.id, name: r.name, matched: false, failedCondition: i }),
+    ),
+    outcomes: steps ? steps.map((step) => Object.freeze({ kind: 'step' as const, ruleId: r.id, step })) : null,
     conditions: r.conditions.map(compileCondition),
     actions,
     steps,

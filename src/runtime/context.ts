@@ -4,9 +4,22 @@
  * deterministic).
  */
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { EvalContext, RequestView, VarValue } from './types.js';
 
 const EMPTY: Record<string, string> = Object.freeze(Object.create(null));
+/** The storage a request sees when its endpoint's storage was not loaded (nothing reads it). */
+const NO_STORAGE: ReadonlyMap<string, string> = new Map();
+
+/** Node's headers as one string per name (the only array node makes, set-cookie, joined with ", "). */
+export function flatHeaders(raw: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (const k in raw) {
+    const v = raw[k];
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
 
 function decodeForm(s: string): string {
   if (s.indexOf('%') === -1 && s.indexOf('+') === -1) return s;
@@ -39,16 +52,26 @@ export class MockRequestView implements RequestView {
   readonly method: string;
   readonly path: string;
   readonly rawQuery: string;
-  readonly headers: Record<string, string>;
   body = '';
   params: Record<string, string> = EMPTY;
   private parsedQuery: Record<string, string> | null = null;
+  private flat: Record<string, string> | null = null;
 
-  constructor(method: string, path: string, rawQuery: string, headers: Record<string, string>) {
+  /** `headers`: node's parsed headers, or already flat ones; flattened when first read */
+  constructor(
+    method: string,
+    path: string,
+    rawQuery: string,
+    private readonly nodeHeaders: IncomingHttpHeaders | Record<string, string>,
+  ) {
     this.method = method;
     this.path = path;
     this.rawQuery = rawQuery;
-    this.headers = headers;
+  }
+
+  get headers(): Record<string, string> {
+    if (this.flat === null) this.flat = flatHeaders(this.nodeHeaders);
+    return this.flat;
   }
 
   get query(): Record<string, string> {
@@ -88,8 +111,9 @@ function uuidFrom(rng: () => number): string {
 
 export class MockContext implements EvalContext {
   readonly req: MockRequestView;
-  readonly vars = new Map<string, VarValue>();
-  storage: Map<string, string> = new Map();
+  private varMap: Map<string, VarValue> | null = null;
+  /** set by the engine when the endpoint's storage is loaded */
+  storage = NO_STORAGE as Map<string, string>;
   readonly rng: () => number;
   private readonly seeded: boolean;
   private jsonCache: { ok: true; value: unknown } | { ok: false } | null = null;
@@ -98,6 +122,12 @@ export class MockContext implements EvalContext {
     this.req = req;
     this.seeded = seed !== null;
     this.rng = seed !== null ? seededRng(seed) : rng;
+  }
+
+  /** request-scoped variables, made when first used */
+  get vars(): Map<string, VarValue> {
+    if (this.varMap === null) this.varMap = new Map();
+    return this.varMap;
   }
 
   now(): number {

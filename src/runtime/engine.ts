@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { ActionOutcome, RuleTrace } from '../domain/model.js';
 import type { Store } from '../store/store.js';
-import type { CompiledEndpoint, CompiledProject, CompiledStep } from './compile.js';
+import type { CompiledEndpoint, CompiledProject, StepOutcome } from './compile.js';
 import { compileProject } from './compile.js';
 import { evaluateConditions } from './conditions.js';
 import type { MockContext } from './context.js';
@@ -44,10 +44,15 @@ export function limitEgress(inner: Egress, maxInFlight: number): Egress & { inFl
   };
 }
 
+/** Shared by evaluations that ran no action (never mutated). */
+const NO_ACTIONS: ActionOutcome[] = Object.freeze([]) as unknown as ActionOutcome[];
+
 export type Outcome =
-  | { kind: 'step'; ruleId: string; step: CompiledStep }
+  | StepOutcome
   | { kind: 'default' }
   | { kind: 'applied'; ruleId: string; status: number; body: string; contentType: string };
+
+const DEFAULT_OUTCOME: Outcome = Object.freeze({ kind: 'default' });
 
 export interface Evaluation {
   outcome: Outcome;
@@ -120,7 +125,7 @@ export class Engine {
   *evaluate(ep: CompiledEndpoint, ctx: MockContext, session: string, hops: number): Steps<Evaluation> {
     const { store } = this.deps;
     const eid = ep.endpoint.id;
-    const actions: ActionOutcome[] = [];
+    let actions = NO_ACTIONS;
     const traces: RuleTrace[] = [];
     if (ep.readsStorage) ctx.storage = (yield store.hotStorage(eid, session)) as Map<string, string>;
     let deadline = 0;
@@ -129,10 +134,11 @@ export class Engine {
     for (const rule of ep.rules) {
       const failed = evaluateConditions(rule.conditions, ctx);
       if (failed >= 0) {
-        traces.push({ ruleId: rule.id, name: rule.name, matched: false, failedCondition: failed });
+        traces.push(rule.failedTraces[failed]);
         continue;
       }
-      traces.push({ ruleId: rule.id, name: rule.name, matched: true });
+      traces.push(rule.matchedTrace);
+      if (rule.actions.length > 0 && actions === NO_ACTIONS) actions = [];
       for (const a of rule.actions) {
         if (stopped) {
           actions.push({ type: a.type, ok: false, error: 'skipped: an earlier action failed with onError stop' });
@@ -193,15 +199,11 @@ export class Engine {
           if (a.stop && !timeout) stopped = true;
         }
       }
-      if (rule.steps && rule.sequence) {
+      if (rule.outcomes && rule.sequence) {
         const hits = rule.counted ? ((yield store.hotHit(rule.id, session)) as number) : 1;
-        return {
-          outcome: { kind: 'step', ruleId: rule.id, step: rule.steps[rule.sequence.stepFor(hits - 1)] },
-          actions,
-          rules: traces,
-        };
+        return { outcome: rule.outcomes[rule.sequence.stepFor(hits - 1)], actions, rules: traces };
       }
     }
-    return { outcome: { kind: 'default' }, actions, rules: traces };
+    return { outcome: DEFAULT_OUTCOME, actions, rules: traces };
   }
 }

@@ -12,7 +12,7 @@ import type { CompiledEndpoint, CompiledStep } from './compile.js';
 import { MockContext, MockRequestView } from './context.js';
 import { type Egress, EgressError, HOP_HEADER } from './egress.js';
 import type { Engine, Evaluation } from './engine.js';
-import { flatHeaders, type LogRecord, type RequestLog } from './request-log.js';
+import type { LogRecord, RequestLog } from './request-log.js';
 import { drive } from './steps.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -104,7 +104,7 @@ function isoNow(): string {
 
 /** The request as conditions and templates read it (headers flattened once, here). */
 function requestView(req: IncomingMessage, entry: LogRecord, body: string): MockRequestView {
-  const view = new MockRequestView(entry.method, entry.path, entry.query, flatHeaders(req.headers));
+  const view = new MockRequestView(entry.method, entry.path, entry.query, req.headers);
   view.body = body;
   return view;
 }
@@ -249,7 +249,8 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     }
     const view = requestView(req, entry, bodyText);
     view.params = match.params;
-    const seed = view.headers[SEED_HEADER] ?? null;
+    const seedHeader = req.headers[SEED_HEADER];
+    const seed = seedHeader === undefined ? null : String(seedHeader);
     const ctx = new MockContext(view, seed);
     if (ep.rules.length === 0 && !ep.readsStorage) {
       // no rules and nothing stored to read: the templated default, rendered at once
@@ -257,7 +258,7 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
       finish(project.id, entry, started, ep.endpoint.statusCode);
       return;
     }
-    const hops = Number(view.headers[HOP_HEADER]) || 0;
+    const hops = Number(req.headers[HOP_HEADER]) || 0;
     const answer = (ev: Evaluation): void | Promise<void> => {
       entry.actions = ev.actions;
       entry.rules = ev.rules;

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabase, type TestDatabase } from '../../test/helpers/databases.js';
 import { seqId } from '../store/ids.js';
 import { Store } from '../store/store.js';
-import { FLOOD_WRITE_MS, flatHeaders, headersFromRaw, type LogRecord, RequestLog } from './request-log.js';
+import { flatHeaders } from './context.js';
+import { FLOOD_WRITE_MS, headersFromRaw, type LogRecord, RequestLog } from './request-log.js';
 
 const KEEP = 100;
 /** seqId(n) → `e<n>` */

@@ -11,7 +11,6 @@
  * can appear out of order: a gap below the highest number seen is polled again for a while
  * (GAP_WAIT_MS) before it is taken for a rolled-back insert.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { RequestLogEntry } from '../domain/model.js';
 import { seqId } from '../store/ids.js';
@@ -50,7 +49,7 @@ const FIRST_ONLY = new Set([
 ]);
 
 /**
- * Raw header lines (name, value, name, value…) flattened as `flatHeaders(req.headers)` would:
+ * Raw header lines (name, value, name, value…) flattened as `flatHeaders(req.headers)` (context.ts) would:
  * names lower-cased; of a header node keeps once, the first; repeated cookies joined with "; ",
  * any other repeat with ", ".
  */
@@ -66,16 +65,6 @@ export function headersFromRaw(raw: readonly string[]): Record<string, string> {
 }
 
 const REDACTED = ['authorization', 'proxy-authorization', 'cookie'];
-
-/** Node's headers as one string per name (the only array node makes, set-cookie, joined with ", "). */
-export function flatHeaders(raw: IncomingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  for (const k in raw) {
-    const v = raw[k];
-    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  }
-  return out;
-}
 
 /** The entry as it is stored and streamed: credentials in headers replaced by `[redacted]`. */
 function settle(p: LogRecord): RequestLogEntry {
