@@ -139,6 +139,35 @@ describe.each(DIALECTS)('RequestLog on %s', (dialect) => {
     await rl.close();
   });
 
+  it('gives back the request text of every entry unchanged, whether its slot copied it or kept references', async () => {
+    const p = await project();
+    const rl = new RequestLog(store, log, { keepPerProject: 3 });
+    const small = (n: number) => ({
+      ...rec(n, ['Host', 'mock.test', 'X-Name', 'caf\u00e9 \u00ff']),
+      path: `/caf%C3%A9/${n}`,
+      query: 'a=1&b=%E2%9C%93',
+      body: `{"text":"h\u00e9llo \u2713 \ud83c\udf89 ${n}"}`,
+    });
+    const big = (n: number) => ({
+      ...rec(n, ['Host', 'mock.test', 'X-Big', 'x'.repeat(2000)]),
+      path: `/big/${n}`,
+      body: '\u2713'.repeat(400),
+    });
+    // slots are reused: small → big → small → big in the same places
+    const sent = [small(1), big(2), small(3), big(4), small(5), big(6), small(7)];
+    for (const e of sent) rl.record(p, e);
+    const got = (await rl.list(owner, p, 10)).reverse();
+    expect(got.map(name)).toEqual(['e5', 'e6', 'e7']);
+    for (const [i, e] of got.entries()) {
+      const want = sent[4 + i];
+      expect(e.path).toBe(want.path);
+      expect(e.query).toBe(want.query);
+      expect(e.body).toBe(want.body);
+      expect(e.headers).toEqual(headersFromRaw(want.rawHeaders));
+    }
+    await rl.close();
+  });
+
   it('drops the oldest unwritten entries past the global bound, never more than it holds', async () => {
     const p = await project();
     const q = await project();

@@ -106,22 +106,23 @@ const MAX_GAPS = 2000;
 
 const NOTHING: never[] = Object.freeze([]) as never[];
 
+/** An entry's request text up to this many bytes is copied into its slot (see Slot). */
+const SLOT_BYTES = 1024;
+
 /**
  * One place in a project's ring. Slots are reused: a new entry overwrites the oldest one's fields
- * in place, and they point only to strings and node's raw header array (no object the hot path
- * allocated). So under a flood the ring keeps no per-request object alive from a busy allocation
- * site: nothing for V8 to pretenure into the old generation, which would fill it with garbage.
+ * in place. The request's own strings (path, query, header lines, a small body) are copied into
+ * the slot's buffer, so a queued entry keeps no object of its request alive: under a flood the
+ * ring (1000 entries, more than the young generation holds between two scavenges) would otherwise
+ * keep every recent request's strings alive, to be copied by each scavenge and promoted.
+ * A larger request keeps references to its strings instead.
  */
-class Slot implements LogRecord {
+class Slot {
   /** an entry recorded in its final form (or settled early for live subscribers) */
   settled: RequestLogEntry | null = null;
   seq = 0;
   at = '';
   method = '';
-  path = '';
-  query = '';
-  rawHeaders: readonly string[] = NOTHING;
-  body = '';
   endpointId: string | null = null;
   ruleId: string | null = null;
   statusCode = 0;
@@ -130,6 +131,14 @@ class Slot implements LogRecord {
   rules: RequestLogEntry['rules'] = NOTHING;
   proxied = false;
   session = '';
+  /** path, query, body, header lines: copied (bytes + lengths) or referenced (`refs`) */
+  private bytes: Buffer | null = null;
+  /** byte lengths of the copied strings; only the first `count` are this entry's (the array is
+   * overwritten, not emptied, so its backing store is reused) */
+  private readonly lengths: number[] = [];
+  private count = 0;
+  private copied = false;
+  private refs: Pick<LogRecord, 'path' | 'query' | 'body' | 'rawHeaders'> | null = null;
 
   constructor(p: Pending) {
     this.set(p);
@@ -138,7 +147,7 @@ class Slot implements LogRecord {
   set(p: Pending): void {
     if (!('rawHeaders' in p)) {
       this.settled = p;
-      this.rawHeaders = NOTHING;
+      this.refs = null;
       this.actions = NOTHING;
       this.rules = NOTHING;
       return;
@@ -147,10 +156,6 @@ class Slot implements LogRecord {
     this.seq = p.seq;
     this.at = p.at;
     this.method = p.method;
-    this.path = p.path;
-    this.query = p.query;
-    this.rawHeaders = p.rawHeaders;
-    this.body = p.body;
     this.endpointId = p.endpointId;
     this.ruleId = p.ruleId;
     this.statusCode = p.statusCode;
@@ -159,10 +164,79 @@ class Slot implements LogRecord {
     this.rules = p.rules;
     this.proxied = p.proxied === true;
     this.session = p.session ?? '';
+    this.copied = this.copy(p);
+    this.refs = this.copied ? null : p;
+  }
+
+  /** Copies the request's text into the slot's buffer when it fits: path, query and header lines
+   * are latin1 as node's parser made them (one byte per character), the body UTF-8. */
+  private copy(p: LogRecord): boolean {
+    const raw = p.rawHeaders;
+    let need = p.path.length + p.query.length + 3 * p.body.length;
+    for (let i = 0; i < raw.length; i++) need += raw[i].length;
+    if (need > SLOT_BYTES) return false;
+    let b = this.bytes;
+    if (b === null || b.length < need) {
+      b = Buffer.allocUnsafe(need <= 256 ? 256 : SLOT_BYTES);
+      this.bytes = b;
+    }
+    const lens = this.lengths;
+    let o = 0;
+    let n = b.write(p.path, o, 'latin1');
+    lens[0] = n;
+    o += n;
+    n = b.write(p.query, o, 'latin1');
+    lens[1] = n;
+    o += n;
+    n = p.body.length === 0 ? 0 : b.write(p.body, o, 'utf8');
+    lens[2] = n;
+    o += n;
+    for (let i = 0; i < raw.length; i++) {
+      n = b.write(raw[i], o, 'latin1');
+      lens[3 + i] = n;
+      o += n;
+    }
+    this.count = 3 + raw.length;
+    return true;
   }
 
   entry(): RequestLogEntry {
-    return this.settled ?? settle(this);
+    if (this.settled) return this.settled;
+    let text = this.refs;
+    if (this.copied) {
+      const b = this.bytes as Buffer;
+      const lens = this.lengths;
+      let o = 0;
+      const read = (i: number, enc: 'latin1' | 'utf8') => {
+        const start = o;
+        o += lens[i];
+        return b.toString(enc, start, o);
+      };
+      const path = read(0, 'latin1');
+      const query = read(1, 'latin1');
+      const body = read(2, 'utf8');
+      const rawHeaders: string[] = [];
+      for (let i = 3; i < this.count; i++) rawHeaders.push(read(i, 'latin1'));
+      text = { path, query, body, rawHeaders };
+    }
+    const t = text as NonNullable<typeof text>;
+    return settle({
+      seq: this.seq,
+      at: this.at,
+      method: this.method,
+      path: t.path,
+      query: t.query,
+      rawHeaders: t.rawHeaders,
+      body: t.body,
+      endpointId: this.endpointId,
+      ruleId: this.ruleId,
+      statusCode: this.statusCode,
+      durationMs: this.durationMs,
+      actions: this.actions,
+      rules: this.rules,
+      proxied: this.proxied,
+      session: this.session,
+    });
   }
 }
 
