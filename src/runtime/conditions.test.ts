@@ -24,6 +24,9 @@ function makeCtx(req: Partial<RequestView> = {}, rng = 0.5): EvalContext {
     query: record(req.query),
     headers: record(req.headers),
     params: record(req.params),
+    header(name) {
+      return Object.hasOwn(this.headers, name) ? this.headers[name] : undefined;
+    },
   };
   let parsed: { ok: true; value: unknown } | { ok: false } | undefined;
   return {

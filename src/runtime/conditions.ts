@@ -45,7 +45,7 @@ function reader(c: Condition): Reader {
     case 'header': {
       if (c.key === undefined) return readAbsent;
       const key = c.key.toLowerCase();
-      return (ctx) => (Object.hasOwn(ctx.req.headers, key) ? ctx.req.headers[key] : undefined);
+      return (ctx) => ctx.req.header(key);
     }
     case 'query': {
       const key = c.key;

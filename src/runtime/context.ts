@@ -74,6 +74,13 @@ export class MockRequestView implements RequestView {
     return this.flat;
   }
 
+  header(name: string): string | undefined {
+    const src = this.flat ?? this.nodeHeaders;
+    if (!Object.hasOwn(src, name)) return undefined;
+    const v = src[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+
   get query(): Record<string, string> {
     if (this.parsedQuery === null) {
       const q: Record<string, string> = Object.create(null);
@@ -115,7 +122,8 @@ export class MockContext implements EvalContext {
   /** set by the engine when the endpoint's storage is loaded */
   storage = NO_STORAGE as Map<string, string>;
   readonly rng: () => number;
-  private readonly seeded: boolean;
+  /** X-Mockyard-Seed was sent: `rng` is the seeded one */
+  readonly seeded: boolean;
   private jsonCache: { ok: true; value: unknown } | { ok: false } | null = null;
 
   constructor(req: MockRequestView, seed: string | null, rng: () => number = Math.random) {

@@ -259,46 +259,66 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
       return;
     }
     const hops = Number(req.headers[HOP_HEADER]) || 0;
-    const answer = (ev: Evaluation): void | Promise<void> => {
-      entry.actions = ev.actions;
-      entry.rules = ev.rules;
-      const out = ev.outcome;
-      if (out.kind === 'default') {
-        writeDefault(res, ep, ep.defaultBytes ?? Buffer.from(ep.defaultBody(ctx)));
-        finish(project.id, entry, started, ep.endpoint.statusCode);
-        return;
-      }
-      entry.ruleId = out.ruleId;
-      if (out.kind === 'applied') {
-        const body = Buffer.from(out.body);
-        res.writeHead(out.status, {
-          'content-type': out.contentType || ep.endpoint.contentType,
-          'content-length': body.length,
-          [CORS]: '*',
-        });
-        res.end(body);
-        finish(project.id, entry, started, out.status);
-        return;
-      }
-      const status = writeStep(res, ep, out.step, ctx, seed !== null ? ctx.rng : jitter);
-      if (typeof status === 'number') finish(project.id, entry, started, status);
-      else return status.then((st) => finish(project.id, entry, started, st));
-    };
-    const evaluationFailed = (err: unknown) => {
-      log.error({ err }, 'mock evaluation failed');
-      const unavailable = isUnavailable(err);
-      sendError(res, unavailable ? 503 : 500, jsonError(unavailable ? 'unavailable' : 'internal'));
-      finish(project.id, entry, started, unavailable ? 503 : 500);
-    };
     let ev: Evaluation | Promise<Evaluation>;
     try {
       ev = drive(engine.evaluate(ep, ctx, entry.session ?? '', hops));
     } catch (err) {
-      evaluationFailed(err);
+      evaluationFailed(res, project.id, entry, started, err);
       return;
     }
-    if (ev instanceof Promise) return ev.then(answer, evaluationFailed);
-    return answer(ev);
+    if (!(ev instanceof Promise)) return answer(res, ep, ctx, project.id, entry, started, ev);
+    return ev.then(
+      (done) => answer(res, ep, ctx, project.id, entry, started, done),
+      (err) => evaluationFailed(res, project.id, entry, started, err),
+    );
+  }
+
+  /** Writes the evaluation's answer: the default, an applied webhook response, or a step. */
+  function answer(
+    res: ServerResponse,
+    ep: CompiledEndpoint,
+    ctx: MockContext,
+    projectId: string,
+    entry: LogRecord,
+    started: number,
+    ev: Evaluation,
+  ): void | Promise<void> {
+    entry.actions = ev.actions;
+    entry.rules = ev.rules;
+    const out = ev.outcome;
+    if (out.kind === 'default') {
+      writeDefault(res, ep, ep.defaultBytes ?? Buffer.from(ep.defaultBody(ctx)));
+      finish(projectId, entry, started, ep.endpoint.statusCode);
+      return;
+    }
+    entry.ruleId = out.ruleId;
+    if (out.kind === 'applied') {
+      const body = Buffer.from(out.body);
+      res.writeHead(out.status, {
+        'content-type': out.contentType || ep.endpoint.contentType,
+        'content-length': body.length,
+        [CORS]: '*',
+      });
+      res.end(body);
+      finish(projectId, entry, started, out.status);
+      return;
+    }
+    const status = writeStep(res, ep, out.step, ctx, ctx.seeded ? ctx.rng : jitter);
+    if (typeof status === 'number') finish(projectId, entry, started, status);
+    else return status.then((st) => finish(projectId, entry, started, st));
+  }
+
+  function evaluationFailed(
+    res: ServerResponse,
+    projectId: string,
+    entry: LogRecord,
+    started: number,
+    err: unknown,
+  ): void {
+    log.error({ err }, 'mock evaluation failed');
+    const unavailable = isUnavailable(err);
+    sendError(res, unavailable ? 503 : 500, jsonError(unavailable ? 'unavailable' : 'internal'));
+    finish(projectId, entry, started, unavailable ? 503 : 500);
   }
 
   const failed = (res: ServerResponse) => (err: unknown) => {

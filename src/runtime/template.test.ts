@@ -26,6 +26,9 @@ function makeCtx(o: CtxOptions = {}): EvalContext & { jsonCalls: number } {
     headers: record(o.req?.headers),
     params: record(o.req?.params),
     body: o.req?.body ?? '',
+    header(name) {
+      return Object.hasOwn(this.headers, name) ? this.headers[name] : undefined;
+    },
   };
   const rolls = [...(o.rng ?? [0.5])];
   let uuids = 0;

@@ -24,6 +24,8 @@ export interface RequestView {
   query: Record<string, string>;
   /** lower-case header names; repeated headers joined with ', ' */
   headers: Record<string, string>;
+  /** one header by lower-case name, as in `headers` (without building all of them) */
+  header(name: string): string | undefined;
   /** raw body as UTF-8 text ('' when none) */
   body: string;
   /** values of :name path segments (decoded) */
