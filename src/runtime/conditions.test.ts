@@ -27,6 +27,9 @@ function makeCtx(req: Partial<RequestView> = {}, rng = 0.5): EvalContext {
     header(name) {
       return Object.hasOwn(this.headers, name) ? this.headers[name] : undefined;
     },
+    queryParam(name) {
+      return Object.hasOwn(this.query, name) ? this.query[name] : undefined;
+    },
   };
   let parsed: { ok: true; value: unknown } | { ok: false } | undefined;
   return {

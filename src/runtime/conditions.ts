@@ -50,7 +50,7 @@ function reader(c: Condition): Reader {
     case 'query': {
       const key = c.key;
       if (key === undefined) return readAbsent;
-      return (ctx) => (Object.hasOwn(ctx.req.query, key) ? ctx.req.query[key] : undefined);
+      return (ctx) => ctx.req.queryParam(key);
     }
     case 'body_json': {
       const path = compileJsonPath(c.key ?? '');

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseQuery } from './context.js';
+import { MockRequestView, parseQuery } from './context.js';
 
 describe('parseQuery', () => {
   const cases = [
@@ -21,5 +22,36 @@ describe('parseQuery', () => {
     const got: Record<string, string> = Object.create(null);
     parseQuery(raw, got);
     expect({ ...got }).toEqual({ ...expected });
+  });
+});
+
+describe('MockRequestView.queryParam and header', () => {
+  const view = (rawQuery: string, headers: Record<string, string | string[]> = {}) =>
+    new MockRequestView('GET', '/x', rawQuery, headers);
+
+  it('finds one parameter exactly as the parsed query has it, for any query', () => {
+    const chars = fc.constantFrom('a', 'b', 'ab', '=', '&', '%20', '+', '%zz', '__proto__', 'é', '');
+    fc.assert(
+      fc.property(
+        fc.array(chars, { maxLength: 12 }),
+        fc.constantFrom('a', 'b', 'ab', '', '__proto__', 'c'),
+        (parts, name) => {
+          const raw = parts.join('');
+          const parsed: Record<string, string> = Object.create(null);
+          parseQuery(raw, parsed);
+          expect(view(raw).queryParam(name)).toBe(Object.hasOwn(parsed, name) ? parsed[name] : undefined);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reads one header as the flat headers have it, and nothing from the prototype', () => {
+    const v = view('', { 'x-tier': 'vip', 'set-cookie': ['a=1', 'b=2'] });
+    expect(v.header('x-tier')).toBe('vip');
+    expect(v.header('set-cookie')).toBe('a=1, b=2');
+    expect(v.header('constructor')).toBeUndefined();
+    expect(v.header('missing')).toBeUndefined();
+    expect(v.headers['set-cookie']).toBe(v.header('set-cookie'));
   });
 });

@@ -74,6 +74,29 @@ export class MockRequestView implements RequestView {
     return this.flat;
   }
 
+  queryParam(name: string): string | undefined {
+    const raw = this.rawQuery;
+    if (this.parsedQuery !== null || raw.includes('%') || raw.includes('+')) {
+      const q = this.query;
+      return Object.hasOwn(q, name) ? q[name] : undefined;
+    }
+    // nothing to decode: the first `name` or `name=value` pair, found in place
+    let start = 0;
+    while (start <= raw.length) {
+      let end = raw.indexOf('&', start);
+      if (end === -1) end = raw.length;
+      if (end > start) {
+        const eq = raw.indexOf('=', start);
+        const keyEnd = eq !== -1 && eq < end ? eq : end;
+        if (keyEnd - start === name.length && raw.startsWith(name, start)) {
+          return keyEnd === end ? '' : raw.slice(keyEnd + 1, end);
+        }
+      }
+      start = end + 1;
+    }
+    return undefined;
+  }
+
   header(name: string): string | undefined {
     const src = this.flat ?? this.nodeHeaders;
     if (!Object.hasOwn(src, name)) return undefined;

@@ -29,6 +29,9 @@ function makeCtx(o: CtxOptions = {}): EvalContext & { jsonCalls: number } {
     header(name) {
       return Object.hasOwn(this.headers, name) ? this.headers[name] : undefined;
     },
+    queryParam(name) {
+      return Object.hasOwn(this.query, name) ? this.query[name] : undefined;
+    },
   };
   const rolls = [...(o.rng ?? [0.5])];
   let uuids = 0;

@@ -265,10 +265,10 @@ function compilePath(segs: readonly string[]): Compiled {
   }
   const name = rest.join('.');
   if (second === 'params') return getter((ctx) => ownString(ctx.req.params, name));
-  if (second === 'query') return getter((ctx) => ownString(ctx.req.query, name));
+  if (second === 'query') return getter((ctx) => ctx.req.queryParam(name));
   if (second === 'headers') {
     const lower = name.toLowerCase();
-    return getter((ctx) => ownString(ctx.req.headers, lower));
+    return getter((ctx) => ctx.req.header(lower));
   }
   return ABSENT;
 }

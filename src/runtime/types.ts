@@ -26,6 +26,8 @@ export interface RequestView {
   headers: Record<string, string>;
   /** one header by lower-case name, as in `headers` (without building all of them) */
   header(name: string): string | undefined;
+  /** one query parameter, as in `query` (without parsing all of them when none is encoded) */
+  queryParam(name: string): string | undefined;
   /** raw body as UTF-8 text ('' when none) */
   body: string;
   /** values of :name path segments (decoded) */
