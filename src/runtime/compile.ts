@@ -61,8 +61,14 @@ export interface CompiledRule {
   readonly counted: boolean;
 }
 
+/** What the hot path reads of an endpoint's record (the rest is compiled or not needed). */
+export type EndpointAnswer = Readonly<Pick<Endpoint, 'id' | 'statusCode' | 'contentType'>>;
+
+/** Shared by the endpoints without active rules. */
+const NO_RULES: readonly CompiledRule[] = Object.freeze([]);
+
 export interface CompiledEndpoint {
-  readonly endpoint: Endpoint;
+  readonly endpoint: EndpointAnswer;
   /** active rules in evaluation order */
   readonly rules: readonly CompiledRule[];
   readonly defaultBody: Template;
@@ -171,12 +177,20 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     else byEndpoint.set(r.endpointId, [r]);
   }
   const router = new Router<CompiledEndpoint>();
+  // one string per distinct content type, not one per endpoint (a project may hold 10,000)
+  const contentTypes = new Map<string, string>();
   for (const e of cfg.endpoints) {
     const sources: string[] = [e.responseBody];
-    const rules = (byEndpoint.get(e.id) ?? []).map((r) => compileRule(r, sources, e.contentType));
+    const own = byEndpoint.get(e.id);
+    const rules = own ? own.map((r) => compileRule(r, sources, e.contentType)) : NO_RULES;
     const defaultBody = compileTemplate(e.responseBody);
+    let contentType = contentTypes.get(e.contentType);
+    if (contentType === undefined) {
+      contentType = e.contentType;
+      contentTypes.set(contentType, contentType);
+    }
     router.add(e.method, e.path, {
-      endpoint: e,
+      endpoint: { id: e.id, statusCode: e.statusCode, contentType },
       rules,
       defaultBody,
       defaultBytes: defaultBody.constant !== undefined ? Buffer.from(defaultBody.constant) : null,
