@@ -44,6 +44,13 @@ export function limitEgress(inner: Egress, maxInFlight: number): Egress & { inFl
   };
 }
 
+/** The outcome of an action that succeeded, one shared object per type (never mutated). */
+const OK: Readonly<Record<ActionOutcome['type'], ActionOutcome>> = Object.freeze({
+  set_variable: Object.freeze({ type: 'set_variable', ok: true }),
+  store_variable: Object.freeze({ type: 'store_variable', ok: true }),
+  http_request: Object.freeze({ type: 'http_request', ok: true }),
+});
+
 /** Shared by evaluations that ran no action (never mutated). */
 const NO_ACTIONS: ActionOutcome[] = Object.freeze([]) as unknown as ActionOutcome[];
 
@@ -153,14 +160,14 @@ export class Engine {
         try {
           if (a.type === 'set_variable') {
             ctx.vars.set(a.name, a.value(ctx));
-            actions.push({ type: a.type, ok: true });
+            actions.push(OK[a.type]);
           } else if (a.type === 'store_variable') {
             // render and write under the endpoint's storage lock, so concurrent appends lose nothing
             ctx.storage = (yield store.hotUpdateStorage(eid, session, (current) => {
               ctx.storage = current;
               return [[a.name, a.value(ctx)]];
             })) as Map<string, string>;
-            actions.push({ type: a.type, ok: true });
+            actions.push(OK[a.type]);
           } else {
             if (hops >= MAX_HOPS)
               throw new EgressError('blocked', `blocked: more than ${MAX_HOPS} hops through this service`);
@@ -175,7 +182,7 @@ export class Engine {
               timeoutMs: Math.min(a.timeoutMs, left),
             })) as EgressResponse;
             if (a.saveAs) ctx.vars.set(a.saveAs, { status: res.status, headers: res.headers, body: res.body });
-            actions.push({ type: a.type, ok: true });
+            actions.push(OK[a.type]);
             if (a.applyResponse) {
               return {
                 outcome: {

@@ -104,8 +104,6 @@ const GAP_WAIT_MS = 5000;
 /** At most this many gaps are remembered (the oldest are given up first). */
 const MAX_GAPS = 2000;
 
-const NOTHING: never[] = Object.freeze([]) as never[];
-
 /**
  * Writes a latin1 string (node's parser makes one byte per character of the URL and header lines)
  * at `o`; a plain loop beats the native call for the short strings of a request.
@@ -138,8 +136,12 @@ class Slot {
   ruleId: string | null = null;
   statusCode = 0;
   durationMs = 0.5;
-  actions: RequestLogEntry['actions'] = NOTHING;
-  rules: RequestLogEntry['rules'] = NOTHING;
+  /** the evaluation's outcomes and traces, copied into the slot's own arrays (their elements are
+   * shared objects built at compile time, or small ones of a failed action) */
+  private readonly actions: RequestLogEntry['actions'] = [];
+  private readonly rules: RequestLogEntry['rules'] = [];
+  private actionCount = 0;
+  private ruleCount = 0;
   proxied = false;
   session = '';
   /** path, query, body, header lines: copied (bytes + lengths) or referenced (`refs`) */
@@ -159,8 +161,8 @@ class Slot {
     if (!('rawHeaders' in p)) {
       this.settled = p;
       this.refs = null;
-      this.actions = NOTHING;
-      this.rules = NOTHING;
+      this.actionCount = 0;
+      this.ruleCount = 0;
       return;
     }
     this.settled = null;
@@ -171,8 +173,10 @@ class Slot {
     this.ruleId = p.ruleId;
     this.statusCode = p.statusCode;
     this.durationMs = p.durationMs;
-    this.actions = p.actions;
-    this.rules = p.rules;
+    this.actionCount = p.actions.length;
+    for (let i = 0; i < this.actionCount; i++) this.actions[i] = p.actions[i];
+    this.ruleCount = p.rules.length;
+    for (let i = 0; i < this.ruleCount; i++) this.rules[i] = p.rules[i];
     this.proxied = p.proxied === true;
     this.session = p.session ?? '';
     this.copied = this.copy(p);
@@ -243,8 +247,8 @@ class Slot {
       ruleId: this.ruleId,
       statusCode: this.statusCode,
       durationMs: this.durationMs,
-      actions: this.actions,
-      rules: this.rules,
+      actions: this.actions.slice(0, this.actionCount),
+      rules: this.rules.slice(0, this.ruleCount),
       proxied: this.proxied,
       session: this.session,
     });
