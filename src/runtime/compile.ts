@@ -76,6 +76,8 @@ export interface CompiledEndpoint {
   readonly defaultBytes: Buffer | null;
   /** some template reads {{endpoint.*}}: load the storage before evaluating */
   readonly readsStorage: boolean;
+  /** no storage to load, no rule with an action or a counter: evaluation never waits */
+  readonly immediate: boolean;
 }
 
 export interface CompiledProject {
@@ -195,6 +197,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       defaultBody,
       defaultBytes: defaultBody.constant !== undefined ? Buffer.from(defaultBody.constant) : null,
       readsStorage: sources.some(referencesStorage),
+      immediate: !sources.some(referencesStorage) && rules.every((r) => r.actions.length === 0 && !r.counted),
     });
   }
   return { id: cfg.project.id, version: cfg.version, fallbackUrl: cfg.project.fallbackUrl, router };

@@ -12,7 +12,7 @@ import { compileProject } from './compile.js';
 import { evaluateConditions } from './conditions.js';
 import type { MockContext } from './context.js';
 import { type Egress, EgressError, type EgressResponse, HOP_HEADER } from './egress.js';
-import type { Steps } from './steps.js';
+import { drive, type Steps } from './steps.js';
 
 /** Action pipeline budget of one request (CONTRACT §5). */
 export const ACTION_BUDGET_MS = 10_000;
@@ -126,6 +126,27 @@ export class Engine {
       this.loading.set(projectId, p);
     }
     return p;
+  }
+
+  /**
+   * Evaluates the endpoint's rules: at once when nothing can wait (`immediate`: conditions and fixed
+   * steps only), else through the step function below.
+   */
+  run(ep: CompiledEndpoint, ctx: MockContext, session: string, hops: number): Evaluation | Promise<Evaluation> {
+    if (!ep.immediate) return drive(this.evaluate(ep, ctx, session, hops));
+    const traces: RuleTrace[] = [];
+    for (const rule of ep.rules) {
+      const failed = evaluateConditions(rule.conditions, ctx);
+      if (failed >= 0) {
+        traces.push(rule.failedTraces[failed]);
+        continue;
+      }
+      traces.push(rule.matchedTrace);
+      // not counted: every hit gets the first step (see evaluate)
+      if (rule.outcomes && rule.sequence)
+        return { outcome: rule.outcomes[rule.sequence.stepFor(0)], actions: NO_ACTIONS, rules: traces };
+    }
+    return { outcome: DEFAULT_OUTCOME, actions: NO_ACTIONS, rules: traces };
   }
 
   /** Evaluates the endpoint's rules: a step function (synchronous on SQLite unless a webhook runs). */

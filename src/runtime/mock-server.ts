@@ -13,7 +13,6 @@ import { MockContext, MockRequestView } from './context.js';
 import { type Egress, EgressError, HOP_HEADER } from './egress.js';
 import type { Engine, Evaluation } from './engine.js';
 import type { LogRecord, RequestLog } from './request-log.js';
-import { drive } from './steps.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const LOGGED_BODY_BYTES = 64 * 1024;
@@ -261,7 +260,7 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     const hops = Number(req.headers[HOP_HEADER]) || 0;
     let ev: Evaluation | Promise<Evaluation>;
     try {
-      ev = drive(engine.evaluate(ep, ctx, entry.session ?? '', hops));
+      ev = engine.run(ep, ctx, entry.session ?? '', hops);
     } catch (err) {
       evaluationFailed(res, project.id, entry, started, err);
       return;
