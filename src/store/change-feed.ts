@@ -34,9 +34,16 @@ export class ChangeFeed {
    */
   private readonly onLocal = (projectId: string) => {
     const args = [CHANNEL, `${this.origin}|${projectId}`];
-    const via = this.listening ?? this.store.pgPool;
-    via?.query('SELECT pg_notify($1, $2)', args).catch((err) => this.opts.log.debug({ err }, 'notify failed'));
+    const failed = (err: unknown) => this.opts.log.debug({ err }, 'notify failed');
+    const client = this.listening;
+    if (!client) {
+      this.store.pgPool?.query('SELECT pg_notify($1, $2)', args).catch(failed);
+      return;
+    }
+    // one statement at a time on the client (pg deprecates queueing queries on a busy client)
+    this.notifying = this.notifying.then(() => client.query('SELECT pg_notify($1, $2)', args).then(() => {}, failed));
   };
+  private notifying: Promise<void> = Promise.resolve();
   /** the LISTEN connection once it is established (null while connecting or reconnecting) */
   private listening: pg.Client | null = null;
 
