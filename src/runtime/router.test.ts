@@ -211,3 +211,20 @@ describe('validatePattern', () => {
     expect(validatePattern(p)).toMatch(message);
   });
 });
+
+describe('Router matches without params', () => {
+  it('answers a route without params with one prebuilt match, and a param route with fresh params', () => {
+    const r = new Router<string>();
+    r.add('GET', '/api/users', 'list');
+    r.add('GET', '/api/users/:id', 'one');
+    const a = r.match('GET', '/api/users');
+    expect(a).toEqual({ value: 'list', params: {} });
+    expect(r.match('GET', '/api/users/')).toBe(a);
+    expect(Object.isFrozen(a?.params)).toBe(true);
+    const x = r.match('GET', '/api/users/1');
+    const y = r.match('GET', '/api/users/2');
+    expect({ ...x?.params }).toEqual({ id: '1' });
+    expect({ ...y?.params }).toEqual({ id: '2' });
+    expect(x?.params).not.toBe(y?.params);
+  });
+});

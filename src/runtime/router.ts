@@ -17,7 +17,16 @@ interface Terminal<T> {
   readonly value: T;
   /** names of the pattern's `:params`, in order */
   readonly names: readonly string[];
+  /** the match of a pattern without params, built once (its params are empty and frozen) */
+  readonly exact: RouteMatch<T> | null;
 }
+
+const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null));
+const makeTerminal = <T>(value: T, names: string[], wildcard: boolean): Terminal<T> => ({
+  value,
+  names,
+  exact: names.length === 0 && !wildcard ? Object.freeze({ value, params: NO_PARAMS }) : null,
+});
 
 interface Node<T> {
   literals: Map<string, Node<T>> | null;
@@ -74,7 +83,7 @@ export class Router<T> {
     for (let i = 0; i < segs.length; i++) {
       const seg = segs[i];
       if (seg === '*' && i === segs.length - 1) {
-        node.wildcard ??= { value, names };
+        node.wildcard ??= makeTerminal(value, names, true);
         return;
       }
       if (seg.startsWith(':')) {
@@ -92,7 +101,7 @@ export class Router<T> {
       }
       node = next;
     }
-    node.terminal ??= { value, names };
+    node.terminal ??= makeTerminal(value, names, false);
   }
 
   /** The route for a request path (without query string), or null. */
@@ -104,6 +113,7 @@ export class Router<T> {
     const captures: string[] = [];
     const found = search(root, segs, 0, captures);
     if (found === null) return null;
+    if (found.rest === -1 && found.terminal.exact !== null) return found.terminal.exact;
     const params: Record<string, string> = Object.create(null);
     const { terminal, rest } = found;
     for (let i = 0; i < terminal.names.length; i++) params[terminal.names[i]] = captures[i];
