@@ -32,20 +32,30 @@ function decodeForm(s: string): string {
   }
 }
 
-/** First value of each parameter, decoded like URLSearchParams (application/x-www-form-urlencoded). */
-export function parseQuery(raw: string, into: Record<string, string>): void {
+/**
+ * Visits the non-empty `&`-separated pairs of a raw query in order: the pair is raw[start, end), its
+ * key raw[start, keyEnd) (keyEnd = end when there is no `=`). Stops when `visit` returns true.
+ */
+function eachPair(raw: string, visit: (start: number, keyEnd: number, end: number) => boolean | undefined): void {
   let start = 0;
   while (start <= raw.length) {
     let end = raw.indexOf('&', start);
     if (end === -1) end = raw.length;
     if (end > start) {
       const eq = raw.indexOf('=', start);
-      const hasEq = eq !== -1 && eq < end;
-      const k = decodeForm(raw.slice(start, hasEq ? eq : end));
-      if (!(k in into)) into[k] = hasEq ? decodeForm(raw.slice(eq + 1, end)) : '';
+      if (visit(start, eq !== -1 && eq < end ? eq : end, end)) return;
     }
     start = end + 1;
   }
+}
+
+/** First value of each parameter, decoded like URLSearchParams (application/x-www-form-urlencoded). */
+export function parseQuery(raw: string, into: Record<string, string>): void {
+  eachPair(raw, (start, keyEnd, end) => {
+    const k = decodeForm(raw.slice(start, keyEnd));
+    if (!(k in into)) into[k] = keyEnd === end ? '' : decodeForm(raw.slice(keyEnd + 1, end));
+    return false;
+  });
 }
 
 export class MockRequestView implements RequestView {
@@ -81,20 +91,13 @@ export class MockRequestView implements RequestView {
       return Object.hasOwn(q, name) ? q[name] : undefined;
     }
     // nothing to decode: the first `name` or `name=value` pair, found in place
-    let start = 0;
-    while (start <= raw.length) {
-      let end = raw.indexOf('&', start);
-      if (end === -1) end = raw.length;
-      if (end > start) {
-        const eq = raw.indexOf('=', start);
-        const keyEnd = eq !== -1 && eq < end ? eq : end;
-        if (keyEnd - start === name.length && raw.startsWith(name, start)) {
-          return keyEnd === end ? '' : raw.slice(keyEnd + 1, end);
-        }
-      }
-      start = end + 1;
-    }
-    return undefined;
+    let found: string | undefined;
+    eachPair(raw, (start, keyEnd, end) => {
+      if (keyEnd - start !== name.length || !raw.startsWith(name, start)) return false;
+      found = keyEnd === end ? '' : raw.slice(keyEnd + 1, end);
+      return true;
+    });
+    return found;
   }
 
   header(name: string): string | undefined {

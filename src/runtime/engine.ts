@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { ActionOutcome, RuleTrace } from '../domain/model.js';
 import type { Store } from '../store/store.js';
-import type { CompiledEndpoint, CompiledProject, StepOutcome } from './compile.js';
+import type { CompiledEndpoint, CompiledProject, CompiledRule, StepOutcome } from './compile.js';
 import { compileProject } from './compile.js';
 import { evaluateConditions } from './conditions.js';
 import type { MockContext } from './context.js';
@@ -42,6 +42,13 @@ export function limitEgress(inner: Egress, maxInFlight: number): Egress & { inFl
     close: () => inner.close(),
     inFlight: () => inFlight,
   };
+}
+
+/** Evaluates a rule's conditions and records its trace: matched, or the first condition that failed. */
+function matches(rule: CompiledRule, ctx: MockContext, traces: RuleTrace[]): boolean {
+  const failed = evaluateConditions(rule.conditions, ctx);
+  traces.push(failed >= 0 ? rule.failedTraces[failed] : rule.matchedTrace);
+  return failed < 0;
 }
 
 /** The outcome of an action that succeeded, one shared object per type (never mutated). */
@@ -136,12 +143,7 @@ export class Engine {
     if (!ep.immediate) return drive(this.evaluate(ep, ctx, session, hops));
     const traces: RuleTrace[] = [];
     for (const rule of ep.rules) {
-      const failed = evaluateConditions(rule.conditions, ctx);
-      if (failed >= 0) {
-        traces.push(rule.failedTraces[failed]);
-        continue;
-      }
-      traces.push(rule.matchedTrace);
+      if (!matches(rule, ctx, traces)) continue;
       // not counted: every hit gets the first step (see evaluate)
       if (rule.outcomes && rule.sequence)
         return { outcome: rule.outcomes[rule.sequence.stepFor(0)], actions: NO_ACTIONS, rules: traces };
@@ -160,12 +162,7 @@ export class Engine {
     let stopped = false;
 
     for (const rule of ep.rules) {
-      const failed = evaluateConditions(rule.conditions, ctx);
-      if (failed >= 0) {
-        traces.push(rule.failedTraces[failed]);
-        continue;
-      }
-      traces.push(rule.matchedTrace);
+      if (!matches(rule, ctx, traces)) continue;
       if (rule.actions.length > 0 && actions === NO_ACTIONS) actions = [];
       for (const a of rule.actions) {
         if (stopped) {
