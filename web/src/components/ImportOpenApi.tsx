@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { ApiError, api, documentType } from '../api';
 import type { OnConflict, OpenApiImportReport } from '../types';
 import { DocumentInput, ErrorDetails } from './DocumentInput';
-import { Modal } from './Modal';
+import { FormActions, Modal } from './Modal';
 import { MethodBadge } from './ui';
 
 const CONFLICT_LABELS: Record<OnConflict, string> = {
@@ -22,6 +22,24 @@ paths:
             application/json:
               example: { id: 7, name: Ada }`;
 
+/** The created or replaced endpoints of an import report (nothing when there are none). */
+function EndpointList({ title, endpoints }: { title: string; endpoints: OpenApiImportReport['created'] }) {
+  if (endpoints.length === 0) return null;
+  return (
+    <>
+      <h3 className="report-title">{title}</h3>
+      <ul className="report-list" aria-label={`${title} endpoints`}>
+        {endpoints.map((e) => (
+          <li className="report-item" key={e.id}>
+            <MethodBadge method={e.method} /> <span className="mono">{e.path}</span>
+            <span className="muted small">{e.statusCode}</span>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
 function Report({ report }: { report: OpenApiImportReport }) {
   const { created, replaced, skipped } = report;
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
@@ -30,32 +48,8 @@ function Report({ report }: { report: OpenApiImportReport }) {
       <p className="banner banner-ok">
         Created {plural(created.length, 'endpoint')}, replaced {replaced.length}, skipped {skipped.length}.
       </p>
-      {created.length > 0 && (
-        <>
-          <h3 className="report-title">Created</h3>
-          <ul className="report-list" aria-label="Created endpoints">
-            {created.map((e) => (
-              <li className="report-item" key={e.id}>
-                <MethodBadge method={e.method} /> <span className="mono">{e.path}</span>
-                <span className="muted small">{e.statusCode}</span>
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
-      {replaced.length > 0 && (
-        <>
-          <h3 className="report-title">Replaced</h3>
-          <ul className="report-list" aria-label="Replaced endpoints">
-            {replaced.map((e) => (
-              <li className="report-item" key={e.id}>
-                <MethodBadge method={e.method} /> <span className="mono">{e.path}</span>
-                <span className="muted small">{e.statusCode}</span>
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
+      <EndpointList title="Created" endpoints={created} />
+      <EndpointList title="Replaced" endpoints={replaced} />
       {skipped.length > 0 && (
         <>
           <h3 className="report-title">Skipped</h3>
@@ -200,14 +194,7 @@ export function ImportOpenApiDialog({
               </div>
             </div>
           )}
-          <div className="dialog-actions">
-            <button type="button" className="btn" onClick={onClose}>
-              Cancel
-            </button>
-            <button type="submit" className="btn btn-primary" disabled={busy}>
-              {busy ? 'Importing…' : 'Import'}
-            </button>
-          </div>
+          <FormActions onCancel={onClose} label="Import" busyLabel="Importing…" busy={busy} />
         </form>
       )}
     </Modal>

@@ -46,3 +46,27 @@ export function Modal({
     </dialog>
   );
 }
+
+/** The Cancel and submit buttons of a form in a Modal; the submit button is disabled while busy. */
+export function FormActions({
+  onCancel,
+  label,
+  busyLabel,
+  busy,
+}: {
+  onCancel: () => void;
+  label: string;
+  busyLabel: string;
+  busy: boolean;
+}) {
+  return (
+    <div className="dialog-actions">
+      <button type="button" className="btn" onClick={onCancel}>
+        Cancel
+      </button>
+      <button type="submit" className="btn btn-primary" disabled={busy}>
+        {busy ? busyLabel : label}
+      </button>
+    </div>
+  );
+}

@@ -3,7 +3,7 @@ import { api, errorMessage } from '../api';
 import { navigate, paths } from '../router';
 import type { Project } from '../types';
 import { DocumentInput, ErrorDetails } from './DocumentInput';
-import { Modal } from './Modal';
+import { FormActions, Modal } from './Modal';
 import { useToast } from './toast';
 
 /** The file name the server suggests (Content-Disposition) for an export of `name`. */
@@ -63,14 +63,7 @@ export function ExportDialog({ project, onClose }: { project: Project; onClose: 
           </label>
         </div>
         {error !== null && <ErrorDetails error={error} />}
-        <div className="dialog-actions">
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={busy}>
-            {busy ? 'Exporting…' : 'Download'}
-          </button>
-        </div>
+        <FormActions onCancel={onClose} label="Download" busyLabel="Exporting…" busy={busy} />
       </form>
     </Modal>
   );
@@ -150,14 +143,7 @@ export function ImportProjectDialog({ onClose }: { onClose: () => void }) {
           />
         </div>
         {error !== null && <ErrorDetails error={error} />}
-        <div className="dialog-actions">
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={busy}>
-            {busy ? 'Importing…' : 'Import project'}
-          </button>
-        </div>
+        <FormActions onCancel={onClose} label="Import project" busyLabel="Importing…" busy={busy} />
       </form>
     </Modal>
   );
