@@ -3,7 +3,7 @@ import { Link, navigate, paths } from '../router';
 import type { Project } from '../types';
 import { RenameProject, useDeleteProject } from './ProjectActions';
 import { ExportDialog } from './ProjectTransfer';
-import { CopyButton } from './ui';
+import { CopyLine } from './ui';
 
 export const mockBase = (projectId: string) => `${window.location.origin}/m/${encodeURIComponent(projectId)}`;
 
@@ -62,13 +62,7 @@ export function ProjectHeader({
           </div>
         </div>
       )}
-      <div className="url-line">
-        <span className="url-label">Mock base URL</span>
-        <code className="url" data-testid="mock-base">
-          {base}
-        </code>
-        <CopyButton text={base} what="mock base URL" />
-      </div>
+      <CopyLine label="Mock base URL" text={base} what="mock base URL" testId="mock-base" />
       {exporting && <ExportDialog project={project} onClose={() => setExporting(false)} />}
       <nav className="tabs" aria-label="Project sections">
         <Link href={paths.project(project.id)} aria-current={tab === 'endpoints' ? 'page' : undefined}>

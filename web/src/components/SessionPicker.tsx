@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { api } from '../api';
 import { useLoad } from '../hooks';
-import { CopyButton, formatTime } from './ui';
+import { CopyLine, formatTime } from './ui';
 
 /**
  * Which state the endpoint page shows: the shared one (requests without `X-Mockyard-Session`) or one
@@ -85,16 +85,8 @@ export function SessionPicker({
             ? 'No session has been seen on this endpoint yet (sessions idle for 24 hours are forgotten).'
             : `${list.length} session${list.length === 1 ? '' : 's'} seen, most recent first.`}
       </p>
-      <div className="url-line">
-        <span className="url-label">Session</span>
-        <code className="url">{sessionCurl}</code>
-        <CopyButton text={sessionCurl} what="curl command with a session" />
-      </div>
-      <div className="url-line">
-        <span className="url-label">Seed</span>
-        <code className="url">{seedCurl}</code>
-        <CopyButton text={seedCurl} what="curl command with a seed" />
-      </div>
+      <CopyLine label="Session" text={sessionCurl} what="curl command with a session" />
+      <CopyLine label="Seed" text={seedCurl} what="curl command with a seed" />
       <p className="hint">
         <code>X-Mockyard-Seed</code> makes a request's randomness repeatable: <em>random</em> conditions,{' '}
         <code>{'{{$uuid}}'}</code>, <code>{'{{$randomInt 1 6}}'}</code> and delay jitter give the same result for the

@@ -79,6 +79,29 @@ async function copyText(text: string): Promise<boolean> {
   }
 }
 
+/** A labelled line of copyable text (a URL or a command) with its copy button. */
+export function CopyLine({
+  label,
+  text,
+  what,
+  testId,
+}: {
+  label: string;
+  text: string;
+  what: string;
+  testId?: string;
+}) {
+  return (
+    <div className="url-line">
+      <span className="url-label">{label}</span>
+      <code className="url" data-testid={testId}>
+        {text}
+      </code>
+      <CopyButton text={text} what={what} />
+    </div>
+  );
+}
+
 export function CopyButton({ text, label = 'Copy', what }: { text: string; label?: string; what: string }) {
   const toast = useToast();
   const [done, setDone] = useState(false);

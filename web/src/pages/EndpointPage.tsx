@@ -6,7 +6,7 @@ import { mockBase } from '../components/ProjectHeader';
 import { SessionPicker } from '../components/SessionPicker';
 import { StoragePanel } from '../components/StoragePanel';
 import { useToast } from '../components/toast';
-import { CopyButton, EmptyState, ErrorBanner, MethodBadge, Spinner } from '../components/ui';
+import { CopyLine, EmptyState, ErrorBanner, MethodBadge, Spinner } from '../components/ui';
 import { useLoad } from '../hooks';
 import { Link, navigate, paths } from '../router';
 import { RulesPanel } from '../rules/RulesPanel';
@@ -101,18 +101,8 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
       </div>
 
       <div className="card url-card">
-        <div className="url-line">
-          <span className="url-label">Mock URL</span>
-          <code className="url" data-testid="mock-url">
-            {url}
-          </code>
-          <CopyButton text={url} what="mock URL" />
-        </div>
-        <div className="url-line">
-          <span className="url-label">curl</span>
-          <code className="url">{curl}</code>
-          <CopyButton text={curl} what="curl command" />
-        </div>
+        <CopyLine label="Mock URL" text={url} what="mock URL" testId="mock-url" />
+        <CopyLine label="curl" text={curl} what="curl command" />
         {e.path.includes(':') || e.path.includes('*') ? (
           <p className="hint">Replace the :name and * parts of the path with real values.</p>
         ) : null}
