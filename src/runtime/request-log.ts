@@ -144,13 +144,12 @@ class Slot {
   private ruleCount = 0;
   proxied = false;
   session = '';
-  /** path, query, body, header lines: copied (bytes + lengths) or referenced (`refs`) */
+  /** path, query, body, header lines: referenced (`refs`) or, when `refs` is null, copied (bytes + lengths) */
   private bytes: Buffer | null = null;
   /** byte lengths of the copied strings; only the first `count` are this entry's (the array is
    * overwritten, not emptied, so its backing store is reused) */
   private readonly lengths: number[] = [];
   private count = 0;
-  private copied = false;
   private refs: Pick<LogRecord, 'path' | 'query' | 'body' | 'rawHeaders'> | null = null;
 
   constructor(p: Pending) {
@@ -179,8 +178,7 @@ class Slot {
     for (let i = 0; i < this.ruleCount; i++) this.rules[i] = p.rules[i];
     this.proxied = p.proxied === true;
     this.session = p.session ?? '';
-    this.copied = this.copy(p);
-    this.refs = this.copied ? null : p;
+    this.refs = this.copy(p) ? null : p;
   }
 
   /** Copies the request's text into the slot's buffer when it fits: path, query and header lines
@@ -218,7 +216,7 @@ class Slot {
   entry(): RequestLogEntry {
     if (this.settled) return this.settled;
     let text = this.refs;
-    if (this.copied) {
+    if (text === null) {
       const b = this.bytes as Buffer;
       const lens = this.lengths;
       let o = 0;
@@ -234,15 +232,14 @@ class Slot {
       for (let i = 3; i < this.count; i++) rawHeaders.push(read(i, 'latin1'));
       text = { path, query, body, rawHeaders };
     }
-    const t = text as NonNullable<typeof text>;
     return settle({
       seq: this.seq,
       at: this.at,
       method: this.method,
-      path: t.path,
-      query: t.query,
-      rawHeaders: t.rawHeaders,
-      body: t.body,
+      path: text.path,
+      query: text.query,
+      rawHeaders: text.rawHeaders,
+      body: text.body,
       endpointId: this.endpointId,
       ruleId: this.ruleId,
       statusCode: this.statusCode,
