@@ -909,18 +909,25 @@ function mockyardStartProblem() {
 }
 async function startMockyard(name, port, databaseUrl) {
   if (await portInUse(port)) throw new Error(`port ${port} already in use`);
-  // the node flags of `npm start` (package.json), so the measured process is the one users run
-  const startFlags = (() => {
+  // the environment assignments and node flags of `npm start` (package.json), so the measured
+  // process is the one users run
+  const start = (() => {
     try {
       const script = JSON.parse(fs.readFileSync(path.join(MOCKYARD_DIR, 'package.json'), 'utf8')).scripts?.start ?? '';
-      return script.split(/\s+/).filter((a) => a.startsWith('--'));
+      const words = script.split(/\s+/);
+      const env = Object.fromEntries(
+        words
+          .filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w))
+          .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+      );
+      return { env, flags: words.filter((w) => w.startsWith('--')) };
     } catch {
-      return [];
+      return { env: {}, flags: [] };
     }
   })();
-  const child = startProc(name, process.execPath, [...startFlags, path.join(MOCKYARD_DIR, 'scripts', 'start.mjs')], {
+  const child = startProc(name, process.execPath, [...start.flags, path.join(MOCKYARD_DIR, 'scripts', 'start.mjs')], {
     cwd: MOCKYARD_DIR,
-    extraEnv: { PORT: String(port), HOST, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+    extraEnv: { ...start.env, PORT: String(port), HOST, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
   });
   try {
     const ms = await waitHealthy(child, port);
