@@ -65,6 +65,13 @@ function splitPath(path: string): string[] {
 
 export class Router<T> {
   private readonly roots = new Map<string, Node<T>>();
+  /**
+   * Per method, the routes of patterns without params, `*` or `%` by their path (trailing `/` removed):
+   * a request path without `%` is looked up here first, without splitting it. A literal route wins
+   * over every param or `*` route in the trie (literal before `:param` before `*` at each segment), so
+   * a hit here is the trie's answer too.
+   */
+  private readonly exact = new Map<string, Map<string, RouteMatch<T>>>();
 
   /**
    * Registers a pattern (validate it first with validatePattern). The method is upper-cased. When two
@@ -102,10 +109,26 @@ export class Router<T> {
       node = next;
     }
     node.terminal ??= makeTerminal(value, names, false);
+    // the match of the route the trie kept (the first of equal paths); a pattern with `%` is left out:
+    // its decoded path is only asked for with an escape, which the trie answers
+    const { exact } = node.terminal;
+    if (exact !== null && !pattern.includes('%')) {
+      let paths = this.exact.get(key);
+      if (paths === undefined) {
+        paths = new Map();
+        this.exact.set(key, paths);
+      }
+      paths.set(normalizePattern(pattern), exact);
+    }
   }
 
   /** The route for a request path (without query string), or null. */
   match(method: string, path: string): RouteMatch<T> | null {
+    if (!path.includes('%')) {
+      const paths = this.exact.get(method);
+      const hit = paths?.get(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);
+      if (hit !== undefined) return hit;
+    }
     const root = this.roots.get(method) ?? this.roots.get(method.toUpperCase());
     if (root === undefined) return null;
     const segs = splitPath(path);
