@@ -154,7 +154,7 @@ export class Engine {
   /** Evaluates the endpoint's rules: a step function (synchronous on SQLite unless a webhook runs). */
   *evaluate(ep: CompiledEndpoint, ctx: MockContext, session: string, hops: number): Steps<Evaluation> {
     const { store } = this.deps;
-    const eid = ep.endpoint.id;
+    const eid = ep.id;
     let actions = NO_ACTIONS;
     const traces: RuleTrace[] = [];
     if (ep.readsStorage) ctx.storage = (yield store.hotStorage(eid, session)) as Map<string, string>;

@@ -239,11 +239,11 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     }
 
     const ep = match.value;
-    entry.endpointId = ep.endpoint.id;
+    entry.endpointId = ep.id;
     if (ep.rules.length === 0 && ep.defaultBytes !== null) {
       // a fixed answer: nothing of the request is read
       writeDefault(res, ep, ep.defaultBytes);
-      finish(project.id, entry, started, ep.endpoint.statusCode);
+      finish(project.id, entry, started, ep.statusCode);
       return;
     }
     const view = requestView(req, entry, bodyText);
@@ -253,8 +253,8 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     const ctx = new MockContext(view, seed);
     if (ep.rules.length === 0 && !ep.readsStorage) {
       // no rules and nothing stored to read: the templated default, rendered at once
-      writeDefault(res, ep, Buffer.from(ep.defaultBody(ctx)));
-      finish(project.id, entry, started, ep.endpoint.statusCode);
+      writeDefault(res, ep, defaultBytes(ep, ctx));
+      finish(project.id, entry, started, ep.statusCode);
       return;
     }
     const hops = Number(req.headers[HOP_HEADER]) || 0;
@@ -286,15 +286,15 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     entry.rules = ev.rules;
     const out = ev.outcome;
     if (out.kind === 'default') {
-      writeDefault(res, ep, ep.defaultBytes ?? Buffer.from(ep.defaultBody(ctx)));
-      finish(projectId, entry, started, ep.endpoint.statusCode);
+      writeDefault(res, ep, defaultBytes(ep, ctx));
+      finish(projectId, entry, started, ep.statusCode);
       return;
     }
     entry.ruleId = out.ruleId;
     if (out.kind === 'applied') {
       const body = Buffer.from(out.body);
       res.writeHead(out.status, {
-        'content-type': out.contentType || ep.endpoint.contentType,
+        'content-type': out.contentType || ep.contentType,
         'content-length': body.length,
         [CORS]: '*',
       });
@@ -361,9 +361,14 @@ export function isUnavailable(err: unknown): boolean {
   );
 }
 
+/** The default body: fixed, or rendered (an endpoint has one of the two). */
+function defaultBytes(ep: CompiledEndpoint, ctx: MockContext): Buffer {
+  return ep.defaultBytes ?? Buffer.from(ep.defaultBody?.(ctx) ?? '');
+}
+
 function writeDefault(res: ServerResponse, ep: CompiledEndpoint, body: Buffer): void {
-  res.writeHead(ep.endpoint.statusCode, {
-    'content-type': ep.endpoint.contentType,
+  res.writeHead(ep.statusCode, {
+    'content-type': ep.contentType,
     'content-length': body.length,
     [CORS]: '*',
   });
@@ -391,7 +396,7 @@ function writeStep(
       const value = v(ctx);
       if (!/[\r\n\0]/.test(value)) h[k] = value;
     }
-    h['content-type'] = step.contentType ? step.contentType(ctx) : ep.endpoint.contentType;
+    h['content-type'] = step.contentType ? step.contentType(ctx) : ep.contentType;
     h[CORS] = '*';
     h['content-length'] = body.length;
     headers = h;
@@ -433,7 +438,7 @@ function emitStep(
     res.writeHead(step.statusCode, headers);
   } catch {
     res.writeHead(step.statusCode, {
-      'content-type': ep.endpoint.contentType,
+      'content-type': ep.contentType,
       'content-length': body.length,
       [CORS]: '*',
     });

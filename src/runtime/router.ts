@@ -13,22 +13,38 @@
  * Params hold the decoded `:name` segments, and under the key `*` the decoded rest joined with `/`.
  */
 
-interface Terminal<T> {
+/**
+ * Where a pattern ends. A pattern without params or `*` is answered with its terminal itself (a frozen
+ * object that is also its RouteMatch: its params are empty and frozen); a project may hold 10,000
+ * routes, so a terminal carries nothing more than the lookup needs.
+ */
+interface Terminal<T> extends RouteMatch<T> {
   readonly value: T;
   /** names of the pattern's `:params`, in order */
   readonly names: readonly string[];
-  /** the match of a pattern without params, built once (its params are empty and frozen) */
-  readonly exact: RouteMatch<T> | null;
+  /** true when the match is the terminal itself */
+  readonly exact: boolean;
 }
 
 const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null));
-const makeTerminal = <T>(value: T, names: string[], wildcard: boolean): Terminal<T> => ({
-  value,
-  names,
-  exact: names.length === 0 && !wildcard ? Object.freeze({ value, params: NO_PARAMS }) : null,
-});
+const NO_NAMES: readonly string[] = Object.freeze([]);
+const makeTerminal = <T>(value: T, names: string[], wildcard: boolean): Terminal<T> =>
+  Object.freeze({
+    value,
+    params: NO_PARAMS,
+    // an exact-size copy: `names` was grown by push, which leaves room for 16 more
+    names: names.length === 0 ? NO_NAMES : names.slice(),
+    exact: names.length === 0 && !wildcard,
+  });
 
+/**
+ * A trie node. Its literal children: none, one (`oneKey` → `one`, most nodes of a REST project have a
+ * single literal child), or a Map once there are two or more (a Map costs about 250 bytes even with
+ * one entry).
+ */
 interface Node<T> {
+  oneKey: string | null;
+  one: Node<T> | null;
   literals: Map<string, Node<T>> | null;
   param: Node<T> | null;
   /** a final `*` below this node */
@@ -37,7 +53,33 @@ interface Node<T> {
   terminal: Terminal<T> | null;
 }
 
-const newNode = <T>(): Node<T> => ({ literals: null, param: null, wildcard: null, terminal: null });
+const newNode = <T>(): Node<T> => ({
+  oneKey: null,
+  one: null,
+  literals: null,
+  param: null,
+  wildcard: null,
+  terminal: null,
+});
+
+function literalChild<T>(node: Node<T>, seg: string): Node<T> | undefined {
+  if (node.one !== null) return node.oneKey === seg ? node.one : undefined;
+  return node.literals?.get(seg);
+}
+
+function addLiteral<T>(node: Node<T>, seg: string, child: Node<T>): void {
+  if (node.one === null && node.literals === null) {
+    node.oneKey = seg;
+    node.one = child;
+    return;
+  }
+  if (node.one !== null) {
+    node.literals = new Map([[node.oneKey as string, node.one]]);
+    node.oneKey = null;
+    node.one = null;
+  }
+  node.literals?.set(seg, child);
+}
 
 export interface RouteMatch<T> {
   value: T;
@@ -72,6 +114,11 @@ export class Router<T> {
    * a hit here is the trie's answer too.
    */
   private readonly exact = new Map<string, Map<string, RouteMatch<T>>>();
+  /**
+   * While routes are added: one string per distinct literal segment (`items` of 5,000 resources is one
+   * string, not 5,000). Dropped by `built()`.
+   */
+  private segments = new Map<string, string>();
 
   /**
    * Registers a pattern (validate it first with validatePattern). The method is upper-cased. When two
@@ -80,11 +127,12 @@ export class Router<T> {
    */
   add(method: string, pattern: string, value: T): void {
     const key = method.toUpperCase();
-    let node = this.roots.get(key);
-    if (node === undefined) {
-      node = newNode<T>();
-      this.roots.set(key, node);
+    let root = this.roots.get(key);
+    if (root === undefined) {
+      root = newNode<T>();
+      this.roots.set(key, root);
     }
+    let node = root;
     const segs = splitPath(pattern);
     const names: string[] = [];
     for (let i = 0; i < segs.length; i++) {
@@ -100,26 +148,35 @@ export class Router<T> {
         continue;
       }
       const literal = decodeSegment(seg);
-      node.literals ??= new Map();
-      let next = node.literals.get(literal);
+      let next: Node<T> | undefined = literalChild(node, literal);
       if (next === undefined) {
         next = newNode<T>();
-        node.literals.set(literal, next);
+        let shared = this.segments.get(literal);
+        if (shared === undefined) {
+          shared = literal;
+          this.segments.set(literal, literal);
+        }
+        addLiteral(node, shared, next);
       }
       node = next;
     }
     node.terminal ??= makeTerminal(value, names, false);
     // the match of the route the trie kept (the first of equal paths); a pattern with `%` is left out:
     // its decoded path is only asked for with an escape, which the trie answers
-    const { exact } = node.terminal;
-    if (exact !== null && !pattern.includes('%')) {
+    if (node.terminal.exact && !pattern.includes('%')) {
       let paths = this.exact.get(key);
       if (paths === undefined) {
         paths = new Map();
         this.exact.set(key, paths);
       }
-      paths.set(normalizePattern(pattern), exact);
+      paths.set(normalizePattern(pattern), node.terminal);
     }
+  }
+
+  /** Every route is added: drops what only adding needs (a later `add` still works). */
+  built(): this {
+    this.segments = new Map();
+    return this;
   }
 
   /** The route for a request path (without query string), or null. */
@@ -136,7 +193,7 @@ export class Router<T> {
     const captures: string[] = [];
     const found = search(root, segs, 0, captures);
     if (found === null) return null;
-    if (found.rest === -1 && found.terminal.exact !== null) return found.terminal.exact;
+    if (found.rest === -1 && found.terminal.exact) return found.terminal;
     const params: Record<string, string> = Object.create(null);
     const { terminal, rest } = found;
     for (let i = 0; i < terminal.names.length; i++) params[terminal.names[i]] = captures[i];
@@ -159,7 +216,7 @@ function search<T>(
 ): { terminal: Terminal<T>; rest: number } | null {
   if (i === segs.length) return node.terminal === null ? null : { terminal: node.terminal, rest: -1 };
   const seg = segs[i];
-  const lit = node.literals?.get(seg);
+  const lit = literalChild(node, seg);
   if (lit !== undefined) {
     const found = search(lit, segs, i + 1, captures);
     if (found !== null) return found;

@@ -416,11 +416,13 @@ export function compileTemplate(src: string): Template {
     const only = pieces[0] as Getter;
     return (ctx: EvalContext): string => safeGet(only, ctx);
   }
-  const n = pieces.length;
+  // an exact-size copy (push leaves room for 16 more; a project may hold thousands of templates)
+  const parts = pieces.slice();
+  const n = parts.length;
   return (ctx: EvalContext): string => {
     let out = '';
     for (let i = 0; i < n; i++) {
-      const p = pieces[i];
+      const p = parts[i];
       out += typeof p === 'string' ? p : safeGet(p, ctx);
     }
     return out;
