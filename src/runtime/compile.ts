@@ -20,7 +20,7 @@ export interface CompiledStep {
   readonly delayMaxMs: number;
   readonly fault: Step['fault'] | null;
   /** the whole answer, prebuilt, when nothing in it is templated */
-  readonly fixed: { readonly body: Buffer; readonly headers: Readonly<Record<string, string | number>> } | null;
+  readonly fixed: { readonly body: string; readonly headers: Readonly<Record<string, string | number>> } | null;
 }
 
 export type CompiledAction =
@@ -74,8 +74,10 @@ export interface CompiledEndpoint {
   readonly contentType: string;
   /** active rules in evaluation order */
   readonly rules: readonly CompiledRule[];
-  /** the default body's bytes when it is not templated, else null */
-  readonly defaultBytes: Buffer | null;
+  /** the default body when it is not templated, else null */
+  readonly fixedBody: string | null;
+  /** its length in bytes (UTF-8) */
+  readonly fixedLength: number;
   /** the default body's template when it is templated, else null */
   readonly defaultBody: Template | null;
   /** some template reads {{endpoint.*}}: load the storage before evaluating */
@@ -105,13 +107,13 @@ function compileStep(s: Step, sources: string[], endpointContentType: string): C
   let fixed: CompiledStep['fixed'] = null;
   const constant = (t: Template) => t.constant !== undefined && !/[\r\n\0]/.test(t.constant);
   if (body.constant !== undefined && headers.every(([, t]) => constant(t)) && (!contentType || constant(contentType))) {
-    const bytes = Buffer.from(body.constant);
+    const text = body.constant;
     const h: Record<string, string | number> = {};
     for (const [k, t] of headers) h[k] = t.constant as string;
     h['content-type'] = contentType ? (contentType.constant as string) : endpointContentType;
     h['access-control-allow-origin'] = '*';
-    h['content-length'] = bytes.length;
-    fixed = { body: bytes, headers: h };
+    h['content-length'] = Buffer.byteLength(text);
+    fixed = { body: text, headers: h };
   }
   return {
     statusCode: s.statusCode,
@@ -195,14 +197,15 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       contentType = e.contentType;
       contentTypes.set(contentType, contentType);
     }
-    const fixed = defaultBody.constant !== undefined;
+    const fixedBody = defaultBody.constant ?? null;
     router.add(e.method, e.path, {
       id: e.id,
       statusCode: e.statusCode,
       contentType,
       rules,
-      defaultBytes: fixed ? Buffer.from(defaultBody.constant) : null,
-      defaultBody: fixed ? null : defaultBody,
+      fixedBody,
+      fixedLength: fixedBody === null ? 0 : Buffer.byteLength(fixedBody),
+      defaultBody: fixedBody === null ? defaultBody : null,
       readsStorage: sources.some(referencesStorage),
       immediate: !sources.some(referencesStorage) && rules.every((r) => r.actions.length === 0 && !r.counted),
     });

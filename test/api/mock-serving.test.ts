@@ -59,6 +59,33 @@ describe.each(DIALECTS)('mock serving on %s', (dialect) => {
     expect(empty.headers.get('content-type')).toBe('application/json');
   });
 
+  it('sends non-ASCII bodies as UTF-8 with their length in bytes: fixed, templated, a rule step, HEAD', async () => {
+    const pid = await project();
+    const fixed = '{"name":"Zoë","city":"Kraków","emoji":"🦊"}';
+    await endpoint(pid, { method: 'GET', path: '/fixed', responseBody: fixed });
+    await endpoint(pid, { method: 'HEAD', path: '/fixed', responseBody: fixed });
+    await endpoint(pid, { method: 'GET', path: '/hi/:name', responseBody: '{"hi":"{{request.params.name}} ✓"}' });
+    const stepped = await endpoint(pid, { method: 'GET', path: '/stepped', responseBody: 'default' });
+    await c.rule(u.token, pid, stepped.id, {
+      name: 'always',
+      conditions: [],
+      response: { mode: 'loop', steps: [{ statusCode: 201, body: 'première réponse 🦊', headers: {} }] },
+    });
+    const cases: [string, string, string][] = [
+      ['GET', '/fixed', fixed],
+      ['GET', `/hi/${encodeURIComponent('Zoë')}`, '{"hi":"Zoë ✓"}'],
+      ['GET', '/stepped', 'première réponse 🦊'],
+    ];
+    for (const [method, path, body] of cases) {
+      const r = await c.mock(pid, method, path);
+      expect(r.text).toBe(body);
+      expect(r.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+    }
+    const head = await c.mock(pid, 'HEAD', '/fixed');
+    expect(head).toMatchObject({ status: 200, text: '' });
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(fixed)));
+  });
+
   it('literal segments win over :name, which wins over *, whatever the creation order', async () => {
     const pid = await project();
     await endpoint(pid, { method: 'GET', path: '/users/*', responseBody: 'wild' });
