@@ -11,12 +11,41 @@ const EMPTY: Record<string, string> = Object.freeze(Object.create(null));
 /** The storage a request sees when its endpoint's storage was not loaded (nothing reads it). */
 const NO_STORAGE: ReadonlyMap<string, string> = new Map();
 
-/** Node's headers as one string per name (the only array node makes, set-cookie, joined with ", "). */
-export function flatHeaders(raw: IncomingHttpHeaders): Record<string, string> {
+/** Headers node keeps only the first of (`matchKnownFields` in node's `_http_incoming.js`). */
+const FIRST_ONLY = new Set([
+  'age',
+  'authorization',
+  'content-length',
+  'content-type',
+  'etag',
+  'expires',
+  'from',
+  'host',
+  'if-modified-since',
+  'if-unmodified-since',
+  'last-modified',
+  'location',
+  'max-forwards',
+  'proxy-authorization',
+  'referer',
+  'retry-after',
+  'server',
+  'user-agent',
+]);
+
+/**
+ * Raw header lines (name, value, name, value…) as one string per lower-case name, by node's rules for
+ * `req.headers`: of a header node keeps once, the first; repeated cookies joined with "; ", any other
+ * repeat (set-cookie, which node keeps as an array, included) with ", ". The request view and the
+ * request log both flatten with this.
+ */
+export function headersFromRaw(raw: readonly string[]): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
-  for (const k in raw) {
-    const v = raw[k];
-    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const k = raw[i].toLowerCase();
+    const prev = out[k];
+    if (prev === undefined) out[k] = raw[i + 1];
+    else if (!FIRST_ONLY.has(k)) out[k] = `${prev}${k === 'cookie' ? '; ' : ', '}${raw[i + 1]}`;
   }
   return out;
 }
@@ -67,12 +96,16 @@ export class MockRequestView implements RequestView {
   private parsedQuery: Record<string, string> | null = null;
   private flat: Record<string, string> | null = null;
 
-  /** `headers`: node's parsed headers, or already flat ones; flattened when first read */
+  /**
+   * `nodeHeaders` and `rawHeaders`: node's `req.headers` and `req.rawHeaders`. One header is read from
+   * the first; all of them are flattened from the second when first asked for.
+   */
   constructor(
     method: string,
     path: string,
     rawQuery: string,
-    private readonly nodeHeaders: IncomingHttpHeaders | Record<string, string>,
+    private readonly nodeHeaders: IncomingHttpHeaders,
+    private readonly rawHeaders: readonly string[],
   ) {
     this.method = method;
     this.path = path;
@@ -80,7 +113,7 @@ export class MockRequestView implements RequestView {
   }
 
   get headers(): Record<string, string> {
-    if (this.flat === null) this.flat = flatHeaders(this.nodeHeaders);
+    if (this.flat === null) this.flat = headersFromRaw(this.rawHeaders);
     return this.flat;
   }
 
@@ -101,9 +134,10 @@ export class MockRequestView implements RequestView {
   }
 
   header(name: string): string | undefined {
-    const src = this.flat ?? this.nodeHeaders;
-    if (!Object.hasOwn(src, name)) return undefined;
-    const v = src[name];
+    if (this.flat !== null) return Object.hasOwn(this.flat, name) ? this.flat[name] : undefined;
+    if (!Object.hasOwn(this.nodeHeaders, name)) return undefined;
+    const v = this.nodeHeaders[name];
+    // node's only array is set-cookie, joined as headersFromRaw joins it
     return Array.isArray(v) ? v.join(', ') : v;
   }
 

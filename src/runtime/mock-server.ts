@@ -101,9 +101,9 @@ function isoNow(): string {
   return lastIso;
 }
 
-/** The request as conditions and templates read it (headers flattened once, here). */
+/** The request as conditions and templates read it. */
 function requestView(req: IncomingMessage, entry: LogRecord, body: string): MockRequestView {
-  const view = new MockRequestView(entry.method, entry.path, entry.query, req.headers);
+  const view = new MockRequestView(entry.method, entry.path, entry.query, req.headers, req.rawHeaders);
   view.body = body;
   return view;
 }

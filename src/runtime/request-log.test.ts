@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabase, type TestDatabase } from '../../test/helpers/databases.js';
 import { seqId } from '../store/ids.js';
 import { Store } from '../store/store.js';
-import { flatHeaders } from './context.js';
-import { FLOOD_WRITE_MS, headersFromRaw, type LogRecord, RequestLog } from './request-log.js';
+import { headersFromRaw } from './context.js';
+import { FLOOD_WRITE_MS, type LogRecord, RequestLog } from './request-log.js';
 
 const KEEP = 100;
 /** seqId(n) → `e<n>` */
@@ -185,7 +185,11 @@ describe.each(DIALECTS)('RequestLog on %s', (dialect) => {
 describe('headersFromRaw', () => {
   it("flattens raw header lines exactly as node's req.headers does (repeats, cookies, first-only headers)", async () => {
     const server = http.createServer((req, res) => {
-      res.end(JSON.stringify({ node: flatHeaders(req.headers), raw: headersFromRaw(req.rawHeaders) }));
+      // node's own parser is the reference: its object, with the one array it makes (set-cookie) joined
+      const node = Object.fromEntries(
+        Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]),
+      );
+      res.end(JSON.stringify({ node, raw: headersFromRaw(req.rawHeaders) }));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as net.AddressInfo;

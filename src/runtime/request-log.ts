@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { RequestLogEntry } from '../domain/model.js';
 import { seqId } from '../store/ids.js';
 import type { Store } from '../store/store.js';
+import { headersFromRaw } from './context.js';
 
 type Listener = (entry: RequestLogEntry) => void;
 
@@ -25,44 +26,6 @@ type Listener = (entry: RequestLogEntry) => void;
  */
 export type LogRecord = Omit<RequestLogEntry, 'headers' | 'id'> & { seq: number; rawHeaders: readonly string[] };
 type Pending = RequestLogEntry | LogRecord;
-
-/** Headers node keeps only the first of (`matchKnownFields` in node's `_http_incoming.js`). */
-const FIRST_ONLY = new Set([
-  'age',
-  'authorization',
-  'content-length',
-  'content-type',
-  'etag',
-  'expires',
-  'from',
-  'host',
-  'if-modified-since',
-  'if-unmodified-since',
-  'last-modified',
-  'location',
-  'max-forwards',
-  'proxy-authorization',
-  'referer',
-  'retry-after',
-  'server',
-  'user-agent',
-]);
-
-/**
- * Raw header lines (name, value, name, value…) flattened as `flatHeaders(req.headers)` (context.ts) would:
- * names lower-cased; of a header node keeps once, the first; repeated cookies joined with "; ",
- * any other repeat with ", ".
- */
-export function headersFromRaw(raw: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const k = raw[i].toLowerCase();
-    const prev = out[k];
-    if (prev === undefined) out[k] = raw[i + 1];
-    else if (!FIRST_ONLY.has(k)) out[k] = `${prev}${k === 'cookie' ? '; ' : ', '}${raw[i + 1]}`;
-  }
-  return out;
-}
 
 const REDACTED = ['authorization', 'proxy-authorization', 'cookie'];
 
