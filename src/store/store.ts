@@ -795,13 +795,12 @@ export class Store extends EventEmitter {
       );
       const totals = new Map<string, number>();
       for (const row of r.rows as { rule_id: string; session: string; hits: string | number }[]) {
-        totals.set(`${row.rule_id}\u0000${row.session}`, Number(row.hits));
+        totals.set(hitKey(row.rule_id, row.session), Number(row.hits));
       }
       for (const g of batch) {
-        const total = totals.get(`${g.ruleId}\u0000${g.session}`);
+        const total = totals.get(hitKey(g.ruleId, g.session));
         if (total === undefined) throw new Error('hit counter row missing');
-        const first = total - g.waiters.length + 1;
-        for (let i = 0; i < g.waiters.length; i++) g.waiters[i].resolve(first + i);
+        settleHitGroup(g, total);
       }
     };
     try {
@@ -988,10 +987,12 @@ interface HitGroup {
   waiters: { resolve: (n: number) => void; reject: (e: unknown) => void }[];
 }
 
+const hitKey = (ruleId: string, session: string) => `${ruleId}\u0000${session}`;
+
 /** Adds a hit group to `groups` (keyed by rule and session) and returns the waiter's promise. */
 function joinHitGroup(groups: Map<string, HitGroup>, ruleId: string, session: string): Promise<number> {
   return new Promise<number>((resolve, reject) => {
-    const key = `${ruleId}\u0000${session}`;
+    const key = hitKey(ruleId, session);
     let group = groups.get(key);
     if (!group) {
       group = { ruleId, session, waiters: [] };
@@ -999,6 +1000,12 @@ function joinHitGroup(groups: Map<string, HitGroup>, ruleId: string, session: st
     }
     group.waiters.push({ resolve, reject });
   });
+}
+
+/** The group's hits were added and the counter is now `total`: its waiters get the last n counts, in order. */
+function settleHitGroup(group: HitGroup, total: number): void {
+  const first = total - group.waiters.length + 1;
+  for (let i = 0; i < group.waiters.length; i++) group.waiters[i].resolve(first + i);
 }
 
 /** Prepared statements for the SQLite hot path (synchronous: atomic within the process). */
@@ -1119,13 +1126,8 @@ class SqliteHot {
     }
     for (let j = 0; j < hits.length; j++) {
       const { ok, value } = results[ops.length + j];
-      const waiters = hits[j].waiters;
-      if (!ok) {
-        for (const w of waiters) w.reject(value);
-        continue;
-      }
-      const first = (value as number) - waiters.length + 1;
-      for (let i = 0; i < waiters.length; i++) waiters[i].resolve(first + i);
+      if (ok) settleHitGroup(hits[j], value as number);
+      else for (const w of hits[j].waiters) w.reject(value);
     }
   }
 
