@@ -140,7 +140,8 @@ export function createMockHandler(deps: MockServerDeps): (req: IncomingMessage, 
     const entry: LogRecord = {
       seq: nextSeq(),
       at: isoNow(),
-      method: (req.method ?? 'GET').toUpperCase(),
+      // node's parser accepts upper-case methods only (a lower-case one is a 400 before this)
+      method: req.method ?? 'GET',
       path: slash === -1 ? '/' : pathPart.slice(slash),
       query: q === -1 ? '' : url.slice(q + 1),
       rawHeaders: req.rawHeaders,
