@@ -12,8 +12,9 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerFactory, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError, errorBody, validationError } from '../errors.js';
-import { isUnavailable } from '../runtime/mock-server.js';
+import { isUnavailable } from '../store/errors.js';
 import { authRoutes } from './auth-routes.js';
+import { deliverPayloadTooLarge } from './body-limit.js';
 import type { ApiDeps } from './context.js';
 import { sendError } from './errors.js';
 import { interopRoutes } from './interop-routes.js';
@@ -163,6 +164,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
     );
     return payload;
   });
+
+  deliverPayloadTooLarge(app, BODY_LIMIT);
 
   app.addHook('onRequest', async (req) => {
     const url = req.url;

@@ -70,7 +70,11 @@ export function toAppError(err: unknown): AppError | null {
 }
 
 export function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply): void {
-  const app = toAppError(err);
+  let app = toAppError(err);
+  if (app?.code === 'payload_too_large') {
+    const limit = req.routeOptions?.bodyLimit ?? 1024 * 1024;
+    app = new AppError('payload_too_large', `The request body is larger than ${+(limit / 1048576).toFixed(2)} MiB`);
+  }
   if (app) {
     if (app.status === 503) req.log.warn({ err }, 'service unavailable');
     reply.code(app.status).type('application/json').send(errorBody(app));

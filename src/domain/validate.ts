@@ -32,7 +32,8 @@ class Problems {
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const HAS_CRLF = /[\r\n\0]/;
+/** What node cannot send in a header value: CR, LF, NUL, other controls, anything past Latin-1. */
+const UNSENDABLE = /[^\t\x20-\x7e\x80-\xff]/;
 const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export function projectName(raw: unknown, p = new Problems()): string {
@@ -59,11 +60,25 @@ export function fallbackUrl(raw: unknown, p: Problems): string | null {
   return raw;
 }
 
-export function validateProject(body: Json, partial: boolean): { name?: string; fallbackUrl?: string | null } {
+/** A DNS label (CONTRACT §9): 1–63 of a-z, 0-9 and -, not starting or ending with -. */
+export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+export interface ProjectInput {
+  name?: string;
+  fallbackUrl?: string | null;
+  slug?: string;
+}
+
+export function validateProject(body: Json, partial: boolean): ProjectInput {
   const p = new Problems();
-  const out: { name?: string; fallbackUrl?: string | null } = {};
+  const out: ProjectInput = {};
   if (!partial || body.name !== undefined) out.name = projectName(body.name, p);
   if (body.fallbackUrl !== undefined) out.fallbackUrl = fallbackUrl(body.fallbackUrl, p);
+  if (body.slug !== undefined) {
+    if (typeof body.slug !== 'string' || !SLUG.test(body.slug))
+      p.add('/slug', 'slug must be a DNS label: 1–63 of a-z, 0-9 and -, not starting or ending with -');
+    else out.slug = body.slug;
+  }
   p.throwIfAny();
   return out;
 }
@@ -90,6 +105,9 @@ export function validateEndpoint(body: Json, current?: Endpoint): EndpointInput 
     const why = validatePattern(path);
     if (why) p.add('/path', why);
   }
+  const contentType = body.contentType;
+  if (typeof contentType === 'string' && UNSENDABLE.test(contentType))
+    p.add('/contentType', 'contentType must be Latin-1 text without CR, LF, NUL or other control characters');
   p.throwIfAny();
   return {
     method: method as HttpMethod,
@@ -107,7 +125,8 @@ export function validateEndpoint(body: Json, current?: Endpoint): EndpointInput 
 function checkHeaders(headers: Record<string, string>, at: string, p: Problems): void {
   for (const [k, v] of Object.entries(headers)) {
     if (!HEADER_NAME.test(k)) p.add(`${at}/${k}`, 'header names must be HTTP tokens (no spaces, CR or LF)');
-    if (HAS_CRLF.test(v)) p.add(`${at}/${k}`, 'header values must not contain CR, LF or NUL');
+    if (UNSENDABLE.test(v))
+      p.add(`${at}/${k}`, 'header values must be Latin-1 text without CR, LF, NUL or other control characters');
   }
 }
 

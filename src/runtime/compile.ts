@@ -5,6 +5,7 @@
 import type { RuleRecord, RuleTrace, Step } from '../domain/model.js';
 import type { ProjectConfig } from '../store/store.js';
 import { type CompiledCondition, compileCondition } from './conditions.js';
+import { answerHeaders, type OutHeaders, sendableHeaderValue } from './respond.js';
 import { Router } from './router.js';
 import { compileSequence, type Sequence } from './sequence.js';
 import { compileTemplate, referencesStorage, type Template } from './template.js';
@@ -20,7 +21,7 @@ export interface CompiledStep {
   readonly delayMaxMs: number;
   readonly fault: Step['fault'] | null;
   /** the whole answer, prebuilt, when nothing in it is templated */
-  readonly fixed: { readonly body: string; readonly headers: Readonly<Record<string, string | number>> } | null;
+  readonly fixed: { readonly body: string; readonly headers: Readonly<OutHeaders> } | null;
 }
 
 export type CompiledAction =
@@ -105,15 +106,18 @@ function compileStep(s: Step, sources: string[], endpointContentType: string): C
   sources.push(s.body);
   const body = compileTemplate(s.body);
   let fixed: CompiledStep['fixed'] = null;
-  const constant = (t: Template) => t.constant !== undefined && !/[\r\n\0]/.test(t.constant);
+  const constant = (t: Template) => t.constant !== undefined;
   if (body.constant !== undefined && headers.every(([, t]) => constant(t)) && (!contentType || constant(contentType))) {
     const text = body.constant;
-    const h: Record<string, string | number> = {};
-    for (const [k, t] of headers) h[k] = t.constant as string;
-    h['content-type'] = contentType ? (contentType.constant as string) : endpointContentType;
-    h['access-control-allow-origin'] = '*';
-    h['content-length'] = Buffer.byteLength(text);
-    fixed = { body: text, headers: h };
+    const own = contentType?.constant;
+    fixed = {
+      body: text,
+      headers: answerHeaders(
+        headers.map(([k, t]) => [k, t.constant as string] as const),
+        own !== undefined && sendableHeaderValue(own) ? own : endpointContentType,
+        Buffer.byteLength(text),
+      ),
+    };
   }
   return {
     statusCode: s.statusCode,
@@ -190,12 +194,14 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
   for (const e of cfg.endpoints) {
     const sources: string[] = [e.responseBody];
     const own = byEndpoint.get(e.id);
-    const rules = own ? own.map((r) => compileRule(r, sources, e.contentType)) : NO_RULES;
+    const safeType = sendableHeaderValue(e.contentType) ? e.contentType : 'application/octet-stream';
+    const rules = own ? own.map((r) => compileRule(r, sources, safeType)) : NO_RULES;
     const defaultBody = compileTemplate(e.responseBody);
     let contentType = contentTypes.get(e.contentType);
     if (contentType === undefined) {
-      contentType = e.contentType;
-      contentTypes.set(contentType, contentType);
+      // a value saved before it was validated at save (CONTRACT §9) must not fail every answer
+      contentType = sendableHeaderValue(e.contentType) ? e.contentType : 'application/octet-stream';
+      contentTypes.set(e.contentType, contentType);
     }
     const fixedBody = defaultBody.constant ?? null;
     router.add(e.method, e.path, {

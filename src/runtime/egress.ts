@@ -60,6 +60,20 @@ export { isBlockedAddress } from './ip-ranges.js';
  */
 export const HOP_HEADER = 'x-mockyard-hop';
 
+/**
+ * The loop guard's count as received (CONTRACT §9): a non-negative decimal integer; anything else
+ * (negative, fractional, `-Infinity`, several values, too long) counts as 0, so no spelling lets a
+ * request start below zero.
+ */
+export function parseHops(value: string | string[] | undefined): number {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 6) return 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 48 || c > 57) return 0;
+  }
+  return Number(value);
+}
+
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 5;
 

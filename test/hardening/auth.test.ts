@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { MOCK_CSP } from '../../src/runtime/respond.js';
 import { freshDatabase } from '../helpers/databases.js';
 import {
   ADMIN_TOKEN,
@@ -197,7 +198,7 @@ describe('auth hardening', () => {
     expect(answers[0].text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/i);
   });
 
-  test('mock answers never carry the dashboard’s headers or cookies', async () => {
+  test('mock answers never carry the dashboard’s headers or cookies, and are sandboxed', async () => {
     const f = await c.fixture({
       method: 'POST',
       path: '/x',
@@ -222,13 +223,9 @@ describe('auth hardening', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 201, 404, 404, 204, 413]);
     expect(answers[1].headers.get('x-custom')).toBe('yes');
     for (const r of answers) {
-      for (const h of [
-        'content-security-policy',
-        'x-frame-options',
-        'referrer-policy',
-        'x-content-type-options',
-        'set-cookie',
-      ])
+      // the mock sandbox instead of the dashboard's policy (CONTRACT §9)
+      expect(r.headers.get('content-security-policy')).toBe(MOCK_CSP);
+      for (const h of ['x-frame-options', 'referrer-policy', 'x-content-type-options', 'set-cookie'])
         expect(r.headers.get(h), h).toBeNull();
       expect(r.headers.get('access-control-allow-origin')).toBe('*');
     }

@@ -10,6 +10,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { METHODS } from '../../src/domain/model.js';
+import { MOCK_CSP } from '../../src/runtime/respond.js';
 import { DIALECTS } from '../helpers/databases.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
 import { expectErrorShape, type RawAnswer, rawRequest } from './support.js';
@@ -213,7 +214,6 @@ for (const dialect of DIALECTS) {
           const h = headersOf(ans);
           const text = Buffer.from(ans.body, 'latin1').toString();
           // no dashboard headers on anything the mock port answers
-          expect(h.get('content-security-policy'), ctx).toBeNull();
           expect(h.get('x-frame-options'), ctx).toBeNull();
           expect(h.get('set-cookie'), ctx).toBeNull();
           // node's parser rejects some requests before any handler (400 not HTTP, 431 headers too large,
@@ -221,7 +221,11 @@ for (const dialect of DIALECTS) {
           const parserReject =
             (status === 400 || status === 431 || (status === 405 && r.method === 'CONNECT')) &&
             !h.has('access-control-allow-origin');
-          if (!parserReject) expect(h.get('access-control-allow-origin'), ctx).toBe('*');
+          if (!parserReject) {
+            expect(h.get('access-control-allow-origin'), ctx).toBe('*');
+            // every mock answer is sandboxed (CONTRACT §9)
+            expect(h.get('content-security-policy'), ctx).toBe(MOCK_CSP);
+          } else expect(h.get('content-security-policy'), ctx).toBeNull();
           if (status >= 400 && r.method !== 'HEAD') expectErrorShape({ status, text, headers: h });
         }),
         { numRuns: runs },

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/databases.js';
-import { ROOT, startTestServer, type TestServer } from '../helpers/server.js';
+import { ROOT, request, startTestServer, type TestServer } from '../helpers/server.js';
 
 const PETSTORE = fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'petstore.yaml'), 'utf8');
 
@@ -308,12 +308,31 @@ for (const dialect of DIALECTS) {
       expect([elsewhere.status, elsewhere.json.error.code]).toEqual([415, 'unsupported_media_type']);
     });
 
-    it('caps the body at 1 MiB, YAML included', async () => {
+    it('takes documents over 1 MiB, and caps them at the import limit with a 413 that arrives, YAML included', async () => {
       const u = await s.client.user();
       const p = await s.client.project(u.token);
-      const big = `${PETSTORE}\nx-padding: "${'a'.repeat(1024 * 1024)}"\n`;
-      const r = await importDoc(u.token, p.id, big, 'application/yaml');
-      expect([r.status, r.json.error.code]).toEqual([413, 'payload_too_large']);
+      // 1.5 MiB: over the management limit, under the import limit
+      const padded = `${PETSTORE}\nx-padding: "${'a'.repeat(1536 * 1024)}"\n`;
+      const ok = await importDoc(u.token, p.id, padded, 'application/yaml');
+      expect(ok.status).toBe(200);
+      expect(ok.json.created.length).toBeGreaterThan(0);
+      // over the limit (32 MiB + 1): the answer, not a broken pipe, whether the length is declared or not
+      const big = Buffer.alloc(32 * 1024 * 1024 + 1, 97);
+      const declared = await request(`${s.running.url}/api/projects/${p.id}/import/openapi`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${u.token}`, 'content-type': 'application/yaml' },
+        body: big,
+      });
+      expect([declared.status, declared.json.error.code]).toEqual([413, 'payload_too_large']);
+      expect(declared.json.error.message).toContain('32 MiB');
+      const chunked = await fetch(`${s.running.url}/api/projects/${p.id}/import/openapi`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${u.token}`, 'content-type': 'application/json' },
+        body: new Blob([big]).stream(),
+        duplex: 'half',
+      } as RequestInit);
+      expect(chunked.status).toBe(413);
+      expect(((await chunked.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
     });
 
     it('is scoped to the caller', async () => {

@@ -1,0 +1,199 @@
+/**
+ * Writing mock answers: the headers every answer carries, the default answer, a rule's step (with
+ * its delay, fault or informational status), and the error answers of the mock path.
+ *
+ * Every mock answer is isolated from the dashboard's origin (CONTRACT §9): it carries
+ * `Content-Security-Policy: sandbox …` (never `allow-same-origin`), so an HTML or script answer runs
+ * in an opaque origin; a step's own CSP is sent beside ours, never instead of it; and
+ * `Service-Worker-Allowed` and `Clear-Site-Data` are never sent.
+ */
+import type { ServerResponse } from 'node:http';
+import { AppError, errorBody } from '../errors.js';
+import type { CompiledEndpoint, CompiledStep } from './compile.js';
+import type { MockContext } from './context.js';
+import type { CapExceeded } from './template.js';
+
+export const CORS = 'access-control-allow-origin';
+export const CSP = 'content-security-policy';
+export const MOCK_CSP = 'sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads';
+/** Header names no mock answer carries: a worker scope for the whole origin, or wiping its storage. */
+const DROPPED = new Set(['service-worker-allowed', 'clear-site-data']);
+/** A header value node can send (RFC 9110 field-value, Latin-1): no CR, LF, NUL or other controls. */
+const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
+export type OutHeaders = Record<string, string | number | string[]>;
+
+export const jsonError = (code: ConstructorParameters<typeof AppError>[0], message?: string) =>
+  JSON.stringify(errorBody(new AppError(code, message)));
+
+/** Whether node can send `value` as a header value. */
+export const sendableHeaderValue = (value: string): boolean => !INVALID_VALUE.test(value);
+
+/**
+ * The headers of an answer: the step's (or proxied target's) own ones, less the dropped names and
+ * values node could not send, then content type, CORS, our CSP (with theirs beside it) and length.
+ */
+export function answerHeaders(
+  own: Iterable<readonly [string, string]>,
+  contentType: string,
+  length: number,
+): OutHeaders {
+  const h: OutHeaders = {};
+  const csp: string[] = [MOCK_CSP];
+  for (const [k, v] of own) {
+    const lower = k.toLowerCase();
+    if (DROPPED.has(lower) || lower === 'content-type' || !sendableHeaderValue(v)) continue;
+    if (lower === CSP) {
+      // a proxied mock answer (ours, one hop on) carries our policy already
+      if (v !== MOCK_CSP) csp.push(v);
+    } else h[k] = v;
+  }
+  h['content-type'] = contentType;
+  h[CORS] = '*';
+  h[CSP] = csp.length === 1 ? MOCK_CSP : csp;
+  h['content-length'] = length;
+  return h;
+}
+
+/** An error answer of the mock path (the contract's shape), unless an answer was already sent. */
+export function sendError(res: ServerResponse, status: number, body: string, close = false): void {
+  if (res.headersSent || res.destroyed) return;
+  const headers: OutHeaders = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    [CORS]: '*',
+    [CSP]: MOCK_CSP,
+  };
+  if (close) headers.connection = 'close';
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+/**
+ * A 1xx status is not a final answer (RFC 9110 §15.2): sent as one, a client waits for the real
+ * answer forever, and a `101` without `Upgrade` may make a proxy tunnel the connection. So a 1xx
+ * step or default sends the informational response node can send for it — `100 Continue`,
+ * `102 Processing`, `103 Early Hints` (with the answer's `Link` header, when it has one) — and
+ * then the answer itself as `200`. `101` and unassigned 1xx codes send no informational response.
+ * Answers the status to write.
+ */
+function finalStatus(res: ServerResponse, status: number, headers: OutHeaders): number {
+  if (status >= 200) return status;
+  try {
+    if (status === 100) res.writeContinue();
+    else if (status === 102) res.writeProcessing();
+    else if (status === 103) {
+      const link = Object.entries(headers).find(([k]) => k.toLowerCase() === 'link')?.[1];
+      if (typeof link === 'string') res.writeEarlyHints({ link });
+    }
+  } catch {
+    /* a Link value node refuses: no hints, the answer still goes out */
+  }
+  return 200;
+}
+
+/** Writes an answer; the status written (a 1xx becomes 200, see finalStatus). */
+export function writeAnswer(res: ServerResponse, status: number, headers: OutHeaders, body: string): number {
+  const final = finalStatus(res, status, headers);
+  res.writeHead(final, headers);
+  res.end(body);
+  return final;
+}
+
+/**
+ * Answers are written as strings (UTF-8): node then sends the head and a string body in one write,
+ * where a Buffer body costs a second chunk, a corked socket and a writev.
+ */
+export function writeDefault(res: ServerResponse, ep: CompiledEndpoint, body: string, length: number): number {
+  return writeAnswer(
+    res,
+    ep.statusCode,
+    { 'content-type': ep.contentType, 'content-length': length, [CORS]: '*', [CSP]: MOCK_CSP },
+    body,
+  );
+}
+
+/** A template rendered past its cap: `500 render_too_large` (CONTRACT §10). */
+export function renderTooLarge(res: ServerResponse, err: CapExceeded): number {
+  sendError(res, 500, jsonError('render_too_large', err.message));
+  return 500;
+}
+
+/** The default answer, fixed or rendered (an endpoint has one of the two): the status written. */
+export function writeRendered(res: ServerResponse, ep: CompiledEndpoint, ctx: MockContext): number {
+  if (ep.fixedBody !== null) return writeDefault(res, ep, ep.fixedBody, ep.fixedLength);
+  const body = ep.defaultBody?.(ctx) ?? '';
+  return writeDefault(res, ep, body, Buffer.byteLength(body));
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Writes a step's answer (or its fault), after its delay: the status written, 0 for a fault.
+ * Throws CapExceeded (before anything is written) when a template renders past its cap.
+ */
+export function writeStep(
+  res: ServerResponse,
+  ep: CompiledEndpoint,
+  step: CompiledStep,
+  ctx: MockContext,
+  rng: () => number,
+): number | Promise<number> {
+  // render before waiting, so the answer reflects the request as it was evaluated
+  let body: string;
+  let headers: Readonly<OutHeaders>;
+  if (step.fixed) {
+    body = step.fixed.body;
+    headers = step.fixed.headers;
+  } else {
+    body = step.body(ctx);
+    const own: [string, string][] = [];
+    for (const [k, v] of step.headers) own.push([k, v(ctx)]);
+    const contentType = step.contentType ? step.contentType(ctx) : ep.contentType;
+    headers = answerHeaders(
+      own,
+      sendableHeaderValue(contentType) ? contentType : ep.contentType,
+      Buffer.byteLength(body),
+    );
+  }
+  const wait =
+    step.delayMaxMs > step.delayMs
+      ? step.delayMs + Math.floor(rng() * (step.delayMaxMs - step.delayMs + 1))
+      : step.delayMs;
+  if (wait > 0) return sleep(wait).then(() => emitStep(res, ep, step, body, headers));
+  return emitStep(res, ep, step, body, headers);
+}
+
+function emitStep(
+  res: ServerResponse,
+  ep: CompiledEndpoint,
+  step: CompiledStep,
+  body: string,
+  headers: Readonly<OutHeaders>,
+): number {
+  if (res.destroyed) return 0;
+  const sock = res.socket;
+  switch (step.fault) {
+    case 'connection_reset':
+      if (sock && typeof sock.resetAndDestroy === 'function') sock.resetAndDestroy();
+      else sock?.destroy();
+      return 0;
+    case 'empty_response':
+      sock?.end();
+      sock?.destroy();
+      return 0;
+    case 'malformed_body':
+      // a valid status line, then bytes that are not a valid chunked body, then close (like WireMock)
+      sock?.end(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nlskdu018973t09sylgasjkfg1][]'./.sdlv",
+      );
+      return 0;
+  }
+  try {
+    return writeAnswer(res, step.statusCode, headers as OutHeaders, body);
+  } catch {
+    // a header node refuses after all (e.g. a name that clashes with content-length): the bare answer
+    if (res.headersSent) return 0;
+    return writeAnswer(res, step.statusCode, answerHeaders([], ep.contentType, Buffer.byteLength(body)), body);
+  }
+}
