@@ -19,7 +19,7 @@ import { validateEndpoint } from '../domain/validate.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { routeKey } from '../runtime/router.js';
 import { type ApiDeps, caller, type Params } from './context.js';
-import { projectView } from './project-routes.js';
+import { projectViewer } from './project-routes.js';
 
 /** YAML media types accepted by the OpenAPI import (JSON is parsed by the app's JSON parser). */
 export const YAML_TYPES = [
@@ -69,9 +69,10 @@ const pointer = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
 
 export function interopRoutes(app: FastifyInstance, { store, config }: ApiDeps): void {
   const tags = ['interop'];
+  const projectView = projectViewer(config);
 
   app.register(async (scope) => {
-    // Fastify's bodyLimit (1 MiB, set on the app) applies to this parser like to every other.
+    // The routes' bodyLimit (the import limit, 32 MiB by default) applies to this parser as well.
     scope.addContentTypeParser(YAML_TYPES, { parseAs: 'string' }, (_req, body, done) => {
       const text = String(body);
       if (text.trim() === '') return done(null, undefined);
@@ -89,6 +90,7 @@ export function interopRoutes(app: FastifyInstance, { store, config }: ApiDeps):
     }>(
       '/api/projects/:projectId/import/openapi',
       {
+        bodyLimit: config.maxImportBytes,
         schema: {
           tags,
           summary: 'Create one endpoint per operation of an OpenAPI 3.0/3.1 document (JSON or YAML body)',
@@ -103,7 +105,7 @@ export function interopRoutes(app: FastifyInstance, { store, config }: ApiDeps):
         const { projectId } = req.params;
         await store.requireProject(me.id, projectId);
         const mode = req.query.onConflict ?? 'fail';
-        const plan = planImport(await loadOpenApiDocument(req.body));
+        const plan = planImport(await loadOpenApiDocument(req.body, me.id));
 
         const existing = new Map<string, Endpoint>();
         for (const e of await store.listEndpoints(me.id, projectId)) existing.set(`${e.method} ${routeKey(e.path)}`, e);
@@ -146,7 +148,7 @@ export function interopRoutes(app: FastifyInstance, { store, config }: ApiDeps):
           });
         for (const draft of fresh) {
           try {
-            created.push(await store.createEndpoint(me.id, projectId, fields(draft)));
+            created.push(await store.createEndpoint(me.id, projectId, fields(draft), config.maxEndpointsPerProject));
           } catch (e) {
             if (!(e instanceof AppError && e.code === 'conflict')) throw e;
             skipped.push({
@@ -196,6 +198,7 @@ export function interopRoutes(app: FastifyInstance, { store, config }: ApiDeps):
   app.post<{ Querystring: { name?: string }; Body: ExportDocumentInput }>(
     '/api/projects/import',
     {
+      bodyLimit: config.maxImportBytes,
       schema: {
         tags,
         summary: 'Create a project from an export document (?name= overrides its name)',
@@ -211,10 +214,10 @@ export function interopRoutes(app: FastifyInstance, { store, config }: ApiDeps):
         rulesPerEndpoint,
         endpointsPerProject: config.maxEndpointsPerProject,
       });
-      if ((await store.countProjects(me.id)) >= config.maxProjectsPerUser) {
-        throw new AppError('limit_exceeded', `At most ${config.maxProjectsPerUser} projects per user`);
-      }
-      const project = await importProject(store, me.id, checked, rulesPerEndpoint);
+      const project = await importProject(store, me.id, checked, {
+        rulesPerEndpoint,
+        projectsPerUser: config.maxProjectsPerUser,
+      });
       reply.code(201);
       return projectView(project);
     },

@@ -1,7 +1,7 @@
 /**
  * OpenAPI 3.0 / 3.1 → endpoint drafts (docs/interop.md). Three steps:
  * 1. `loadOpenApiDocument` checks the version, validates the document with @readme/openapi-parser and
- *    dereferences its internal `$ref`s, in a worker thread. External references (files, URLs) are never resolved: an
+ *    dereferences its internal `$ref`s, in a worker thread (parser-pool.ts). External references (files, URLs) are never resolved: an
  *    import must not read the server's disk or reach the network. They stay `$ref` objects and
  *    generate nothing.
  * 2. `planImport` (pure) turns every path + method into an endpoint draft: `{param}` → `:param`, the
@@ -11,10 +11,10 @@
  * 3. The route (src/api/interop-routes.ts) checks collisions and limits and writes the drafts.
  */
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import { type ErrorDetail, validationError } from '../errors.js';
 import { routeKey, validatePattern } from '../runtime/router.js';
 import { type HttpMethod, METHODS } from './model.js';
+import { ParserPool, type ParserPoolOptions } from './parser-pool.js';
 import { LIMITS } from './schemas.js';
 
 type Json = Record<string, unknown>;
@@ -77,110 +77,19 @@ function detailOf(message: string): ErrorDetail {
   return { path: '/', message: where ? `${first} (near: ${where.slice(0, 120)})` : first };
 }
 
-/**
- * The parser runs in a worker thread: validating a document against the OpenAPI schema takes
- * hundreds of milliseconds of synchronous work, which must not stall mock traffic on this process.
- * One worker, started on first use, takes one document at a time; it is stopped after a minute
- * without work, and replaced when a document takes longer than JOB_TIMEOUT_MS or exhausts its heap.
- */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { validate, dereference } = require(workerData.lib);
-const options = { resolve: { external: false, file: false }, timeoutMs: 10000 };
-parentPort.on('message', async ({ id, doc }) => {
-  try {
-    const result = await validate(structuredClone(doc), options);
-    if (!result.valid) {
-      parentPort.postMessage({ id, ok: false, errors: result.errors.map((e) => String(e.message)), more: result.additionalErrors });
-      return;
-    }
-    parentPort.postMessage({ id, ok: true, doc: await dereference(doc, options) });
-  } catch (e) {
-    parentPort.postMessage({ id, ok: false, errors: [String((e && e.message) || e)], more: 0 });
-  }
-});
-`;
-const JOB_TIMEOUT_MS = 30_000;
-const IDLE_MS = 60_000;
+let pool: ParserPool | null = null;
 
-type WorkerAnswer = { id: number; ok: true; doc: Json } | { id: number; ok: false; errors: string[]; more: number };
-
-class ParserWorker {
-  private worker: Worker | null = null;
-  private idle: NodeJS.Timeout | null = null;
-  private queue: Promise<unknown> = Promise.resolve();
-  private nextId = 1;
-
-  run(doc: Json): Promise<WorkerAnswer> {
-    const job = this.queue.then(() => this.exec(doc));
-    this.queue = job.catch(() => {});
-    return job;
-  }
-
-  private start(): Worker {
-    const lib = createRequire(import.meta.url).resolve('@readme/openapi-parser');
-    const w = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { lib },
-      resourceLimits: { maxOldGenerationSizeMb: 256 },
-    });
-    w.unref();
-    w.on('error', () => {});
-    w.on('exit', () => {
-      if (this.worker === w) this.worker = null;
-    });
-    return w;
-  }
-
-  private stop(): void {
-    const w = this.worker;
-    this.worker = null;
-    void w?.terminate();
-  }
-
-  private exec(doc: Json): Promise<WorkerAnswer> {
-    if (this.idle) clearTimeout(this.idle);
-    this.worker ??= this.start();
-    const w = this.worker;
-    const id = this.nextId++;
-    return new Promise<WorkerAnswer>((resolve, reject) => {
-      const done = () => {
-        clearTimeout(timer);
-        w.off('message', onMessage);
-        w.off('exit', onExit);
-        this.idle = setTimeout(() => this.stop(), IDLE_MS);
-        this.idle.unref();
-      };
-      const fail = (message: string) => {
-        done();
-        this.stop();
-        reject(validationError([{ path: '/', message }]));
-      };
-      const onMessage = (m: WorkerAnswer) => {
-        if (m.id !== id) return;
-        done();
-        resolve(m);
-      };
-      const onExit = () => fail('the document is too large or too complex to validate');
-      const timer = setTimeout(() => fail('the document took too long to validate'), JOB_TIMEOUT_MS);
-      w.on('message', onMessage);
-      w.on('exit', onExit);
-      try {
-        w.postMessage({ id, doc });
-      } catch {
-        fail('the document cannot be read as data');
-      }
-    });
-  }
+/** Sets the parser pool's time budget (the server's MOCKYARD_IMPORT_TIMEOUT_MS) before the first import. */
+export function configureParser(opts: ParserPoolOptions): void {
+  void pool?.close();
+  pool = new ParserPool(opts);
 }
-
-const parser = new ParserWorker();
 
 /**
  * Checks that `input` is an OpenAPI 3.0 or 3.1 document and answers it dereferenced (a copy: the
  * input is not changed). Throws a 400 validation_failed whose details list the problems.
  */
-export async function loadOpenApiDocument(input: unknown): Promise<Json> {
+export async function loadOpenApiDocument(input: unknown, owner = ''): Promise<Json> {
   if (!isObject(input)) throw validationError([{ path: '/', message: 'the body must be an OpenAPI document object' }]);
   const version = input.openapi;
   if (typeof version !== 'string' || !/^3\.[01]\.\d+/.test(version)) {
@@ -190,7 +99,8 @@ export async function loadOpenApiDocument(input: unknown): Promise<Json> {
         : 'openapi must be a 3.0.x or 3.1.x version string';
     throw validationError([{ path: '/openapi', message }]);
   }
-  const answer = await parser.run(input);
+  pool ??= new ParserPool();
+  const answer = await pool.run(owner, input);
   if (answer.ok) return answer.doc;
   const details = answer.errors.slice(0, 20).map(detailOf);
   if (answer.more > 0) details.push({ path: '/', message: `and ${answer.more} more errors` });

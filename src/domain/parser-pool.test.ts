@@ -1,0 +1,85 @@
+/**
+ * The parser pool under a hostile document (nested internal `$ref`s, 5 KB): the import fails with
+ * `422 document_too_complex` when it runs out of time or of its worker's memory, the worker is
+ * replaced, and another owner's document is not held behind it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AppError } from '../errors.js';
+import { ParserPool } from './parser-pool.js';
+
+/** 30 schemas, each with three properties referring to the next: 3^29 paths once expanded. */
+function refBomb(depth = 30): Record<string, unknown> {
+  const schemas: Record<string, unknown> = {};
+  for (let i = 0; i < depth; i++) {
+    const next = { $ref: `#/components/schemas/S${i + 1}` };
+    schemas[`S${i}`] =
+      i === depth - 1 ? { type: 'string' } : { type: 'object', properties: { a: next, b: next, c: next } };
+  }
+  return {
+    openapi: '3.0.0',
+    info: { title: 'bomb', version: '1' },
+    paths: {
+      '/x': {
+        get: {
+          responses: {
+            '200': {
+              description: 'ok',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } },
+            },
+          },
+        },
+      },
+    },
+    components: { schemas },
+  };
+}
+
+const small = {
+  openapi: '3.0.0',
+  info: { title: 'small', version: '1' },
+  paths: { '/a': { get: { responses: { '200': { description: 'ok' } } } } },
+};
+
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: AppError) => e,
+  );
+
+describe('ParserPool', () => {
+  let pool: ParserPool;
+  afterEach(() => pool?.close());
+
+  it('fails a document past its time budget with 422 document_too_complex, then serves the next one', async () => {
+    pool = new ParserPool({ size: 1, timeoutMs: 1500 });
+    const started = Date.now();
+    const e = await failure(pool.run('mallory', refBomb()));
+    expect(e?.code).toBe('document_too_complex');
+    expect(e?.status).toBe(422);
+    expect(Date.now() - started).toBeLessThan(1500 + 3000);
+    const ok = await pool.run('mallory', small);
+    expect(ok.ok).toBe(true);
+  });
+
+  it('fails a document that exhausts its worker’s heap, and the process goes on', async () => {
+    pool = new ParserPool({ size: 1, timeoutMs: 60_000, heapMb: 24 });
+    const paths: Record<string, unknown> = {};
+    for (let i = 0; i < 200_000; i++) paths[`/p${i}`] = { get: { responses: { '200': { description: `ok ${i}` } } } };
+    const e = await failure(pool.run('mallory', { ...small, paths }));
+    expect(e?.code).toBe('document_too_complex');
+    expect((await pool.run('alice', small)).ok).toBe(true);
+  });
+
+  it('does not hold another owner’s document behind one owner’s slow ones', async () => {
+    pool = new ParserPool({ size: 2, timeoutMs: 2000 });
+    const started = Date.now();
+    const bombs = [pool.run('mallory', refBomb()), pool.run('mallory', refBomb()), pool.run('mallory', refBomb())].map(
+      failure,
+    );
+    const alice = await pool.run('alice', small);
+    expect(alice.ok).toBe(true);
+    // mallory runs one document at a time: alice got the second worker at once
+    expect(Date.now() - started).toBeLessThan(1500);
+    for (const e of await Promise.all(bombs)) expect(e?.code).toBe('document_too_complex');
+  });
+});
