@@ -35,7 +35,35 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** Outbound requests (HTTP Request actions, fallback proxy) in flight at once in this process. */
   maxEgressInFlight: number;
+  /** With it set, `<slug>.<mockDomain>` serves the project at its real paths (CONTRACT §9); lower case. */
+  mockDomain: string | null;
+  /** Scheme of the mock-host URLs the API shows (`http` or `https`). */
+  mockScheme: 'http' | 'https';
+  /** Caps on what one request can make the server produce or keep (CONTRACT §10, docs/limits.md). */
+  caps: Caps;
+  /** Import documents (OpenAPI and the other formats) up to this many bytes. */
+  maxImportBytes: number;
+  /** Time one import document may take to parse and validate, ms. */
+  importTimeoutMs: number;
 }
+
+export interface Caps {
+  /** characters of one rendered template (body, header, action value, URL) */
+  renderChars: number;
+  /** bytes of one stored value (UTF-8) */
+  storedValueBytes: number;
+  /** stored names per endpoint (or project) and session */
+  storedNames: number;
+  /** mock sessions remembered per project */
+  sessionsPerProject: number;
+}
+
+export const DEFAULT_CAPS: Caps = {
+  renderChars: 1024 * 1024,
+  storedValueBytes: 64 * 1024,
+  storedNames: 1000,
+  sessionsPerProject: 10_000,
+};
 
 export class ConfigError extends Error {}
 
@@ -85,7 +113,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: int(env, 'MOCKYARD_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),
     keepAliveTimeoutMs: int(env, 'MOCKYARD_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
     maxEgressInFlight: int(env, 'MOCKYARD_MAX_EGRESS_IN_FLIGHT', 64, 1, 100_000),
+    mockDomain: null,
+    mockScheme: 'http',
+    caps: {
+      renderChars: int(env, 'MOCKYARD_MAX_RENDER_CHARS', DEFAULT_CAPS.renderChars, 1024, 64 * 1024 * 1024),
+      storedValueBytes: int(
+        env,
+        'MOCKYARD_MAX_STORED_VALUE_BYTES',
+        DEFAULT_CAPS.storedValueBytes,
+        16,
+        16 * 1024 * 1024,
+      ),
+      storedNames: int(env, 'MOCKYARD_MAX_STORED_NAMES', DEFAULT_CAPS.storedNames, 1, 1_000_000),
+      sessionsPerProject: int(env, 'MOCKYARD_MAX_SESSIONS', DEFAULT_CAPS.sessionsPerProject, 1, 10_000_000),
+    },
+    maxImportBytes: int(env, 'MOCKYARD_MAX_IMPORT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    importTimeoutMs: int(env, 'MOCKYARD_IMPORT_TIMEOUT_MS', 20_000, 100, 600_000),
   };
+  const domain = (env.MOCKYARD_MOCK_DOMAIN ?? '')
+    .trim()
+    .toLowerCase()
+    .replace(/^\.+|\.+$/g, '');
+  if (domain !== '' && !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(domain)) {
+    throw new ConfigError(`MOCKYARD_MOCK_DOMAIN must be a host name such as mock.example.com, got "${domain}"`);
+  }
+  config.mockDomain = domain || null;
+  const scheme = env.MOCKYARD_MOCK_SCHEME || 'http';
+  if (scheme !== 'http' && scheme !== 'https') throw new ConfigError('MOCKYARD_MOCK_SCHEME must be http or https');
+  config.mockScheme = scheme;
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     throw new ConfigError('MOCKYARD_HEADERS_TIMEOUT_MS must not exceed MOCKYARD_REQUEST_TIMEOUT_MS');
   }

@@ -15,16 +15,21 @@ export const ERRORS = {
   method_not_allowed: { status: 405, message: 'Method not allowed' },
   request_timeout: { status: 408, message: 'The request was not received in time' },
   conflict: { status: 409, message: 'The record conflicts with an existing one' },
-  payload_too_large: { status: 413, message: 'The request body is larger than 1 MiB' },
+  payload_too_large: { status: 413, message: 'The request body is larger than the limit' },
   unsupported_media_type: {
     status: 415,
     message: 'Management writes take a JSON body (Content-Type: application/json)',
   },
   limit_exceeded: { status: 422, message: 'A resource limit was reached' },
+  document_too_complex: {
+    status: 422,
+    message: 'The document needs more time or memory to validate than an import may use',
+  },
   rate_limited: { status: 429, message: 'Too many attempts; try again later' },
   header_too_large: { status: 431, message: 'The request headers are larger than 32 KiB' },
   loop_detected: { status: 508, message: 'The request passed through this service too many times' },
   internal: { status: 500, message: 'Internal error' },
+  render_too_large: { status: 500, message: 'A template of this answer rendered more than the limit' },
   bad_gateway: { status: 502, message: 'The fallback target could not be reached' },
   unavailable: { status: 503, message: 'The service is temporarily unavailable' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -24,6 +24,8 @@ export interface Project {
   name: string;
   /** Where mock requests with no matching endpoint are forwarded (empty: none). */
   fallbackUrl: string | null;
+  /** DNS label unique across the service: the mock host is `<slug>.<MOCKYARD_MOCK_DOMAIN>` (CONTRACT §9) */
+  slug: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -178,4 +180,6 @@ export interface RequestLogEntry {
   rules: RuleTrace[];
   proxied?: boolean;
   session?: string;
+  /** why the answer is an error of the service's own (e.g. `render_too_large`, CONTRACT §10) */
+  error?: string;
 }

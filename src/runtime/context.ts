@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { RENDER_LIMIT } from './template.js';
 import type { EvalContext, RequestView, VarValue } from './types.js';
 
 const EMPTY: Record<string, string> = Object.freeze(Object.create(null));
@@ -185,9 +186,11 @@ export class MockContext implements EvalContext {
   /** X-Mockyard-Seed was sent: `rng` is the seeded one */
   readonly seeded: boolean;
   private jsonCache: { ok: true; value: unknown } | { ok: false } | null = null;
+  readonly renderLimit: number;
 
-  constructor(req: MockRequestView, seed: string | null, rng: () => number = Math.random) {
+  constructor(req: MockRequestView, seed: string | null, rng: () => number = Math.random, renderLimit = RENDER_LIMIT) {
     this.req = req;
+    this.renderLimit = renderLimit;
     this.seeded = seed !== null;
     this.rng = seed !== null ? seededRng(seed) : rng;
   }

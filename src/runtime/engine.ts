@@ -5,6 +5,7 @@
  * whole when a change arrives, so a request sees one consistent version from start to end.
  */
 import type { Logger } from 'pino';
+import { type Caps, DEFAULT_CAPS } from '../config.js';
 import type { ActionOutcome, RuleTrace } from '../domain/model.js';
 import type { Store } from '../store/store.js';
 import type { CompiledEndpoint, CompiledProject, CompiledRule, StepOutcome } from './compile.js';
@@ -12,7 +13,9 @@ import { compileProject } from './compile.js';
 import { evaluateConditions } from './conditions.js';
 import type { MockContext } from './context.js';
 import { type Egress, EgressError, type EgressResponse, HOP_HEADER } from './egress.js';
+import { SessionTracker } from './sessions.js';
 import { drive, type Steps } from './steps.js';
+import { CapExceeded } from './template.js';
 
 /** Action pipeline budget of one request (CONTRACT §5). */
 export const ACTION_BUDGET_MS = 10_000;
@@ -42,6 +45,17 @@ export function limitEgress(inner: Egress, maxInFlight: number): Egress & { inFl
     close: () => inner.close(),
     inFlight: () => inFlight,
   };
+}
+
+/** A value `store_variable` may keep, or the cap it breaks (nothing is stored then). */
+function checkStored(caps: Caps, current: Map<string, string>, name: string, value: string): void {
+  // bytes ≥ characters, and ≤ 3 per character: measure only when it could matter
+  if (value.length * 3 > caps.storedValueBytes && Buffer.byteLength(value) > caps.storedValueBytes) {
+    throw new CapExceeded('value_too_large', `value_too_large: a stored value may hold ${caps.storedValueBytes} bytes`);
+  }
+  if (!current.has(name) && current.size >= caps.storedNames) {
+    throw new CapExceeded('too_many_names', `too_many_names: at most ${caps.storedNames} stored names per session`);
+  }
 }
 
 /** Evaluates a rule's conditions and records its trace: matched, or the first condition that failed. */
@@ -78,17 +92,70 @@ export interface EngineDeps {
   store: Store;
   egress: Egress;
   log: Logger;
+  /** output and state caps (CONTRACT §10); the defaults when not given */
+  caps?: Caps;
+  /** ms since epoch (tests inject a clock) */
+  now?: () => number;
 }
 
-type CacheEntry = CompiledProject | { missingUntil: number };
-const isMissing = (e: CacheEntry): e is { missingUntil: number } => 'missingUntil' in e;
+/** Record ids are 22 base64url characters (src/store/ids.ts): anything else is no project, without a query. */
+const PROJECT_ID = /^[A-Za-z0-9_-]{22}$/;
+/** How long an unknown project id or slug is answered from memory (a new one is served within it). */
+const MISS_TTL_MS = 1000;
+/** Unknown ids and slugs remembered at once: a scan of random ids cannot grow memory past it. */
+const MAX_MISSES = 10_000;
+
+/** A bounded map of recent misses (oldest forgotten first). */
+class MissCache {
+  private readonly until = new Map<string, number>();
+  constructor(private readonly now: () => number) {}
+  has(key: string): boolean {
+    const t = this.until.get(key);
+    if (t === undefined) return false;
+    if (t > this.now()) return true;
+    this.until.delete(key);
+    return false;
+  }
+  add(key: string): void {
+    this.until.delete(key);
+    if (this.until.size >= MAX_MISSES) {
+      const oldest = this.until.keys().next().value;
+      if (oldest !== undefined) this.until.delete(oldest);
+    }
+    this.until.set(key, this.now() + MISS_TTL_MS);
+  }
+  delete(key: string): void {
+    this.until.delete(key);
+  }
+  clear(): void {
+    this.until.clear();
+  }
+  get size(): number {
+    return this.until.size;
+  }
+}
 
 export class Engine {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache = new Map<string, CompiledProject>();
+  private readonly misses: MissCache;
   private readonly loading = new Map<string, Promise<CompiledProject | null>>();
   private readonly generation = new Map<string, number>();
+  /** mock host label → project id (CONTRACT §9) */
+  private readonly slugs = new Map<string, string>();
+  private readonly slugMisses: MissCache;
+  private readonly caps: Caps;
+  private readonly now: () => number;
+  /** the sessions of each project, least recently used first (CONTRACT §10) */
+  readonly sessions: SessionTracker;
 
   constructor(private readonly deps: EngineDeps) {
+    this.caps = deps.caps ?? DEFAULT_CAPS;
+    this.now = deps.now ?? Date.now;
+    this.misses = new MissCache(this.now);
+    this.slugMisses = new MissCache(this.now);
+    this.sessions = new SessionTracker(this.caps.sessionsPerProject, (projectId, session) => {
+      deps.store.forgetSession(projectId, session).catch((err) => deps.log.warn({ err }, 'session not forgotten'));
+    });
     deps.store.on('change', (projectId: string) => this.invalidate(projectId));
   }
 
@@ -96,23 +163,46 @@ export class Engine {
   invalidate(projectId: string): void {
     this.generation.set(projectId, (this.generation.get(projectId) ?? 0) + 1);
     this.cache.delete(projectId);
+    this.misses.delete(projectId);
     this.loading.delete(projectId);
+    // its slug may have changed, or a new project may hold a slug that missed before
+    for (const [slug, id] of this.slugs) if (id === projectId) this.slugs.delete(slug);
+    this.slugMisses.clear();
   }
 
   /** Ids and versions of the cached snapshots (for the cross-process safety net). */
   cachedVersions(): Map<string, number> {
     const out = new Map<string, number>();
-    for (const [id, e] of this.cache) if (!isMissing(e)) out.set(id, e.version);
+    for (const [id, e] of this.cache) out.set(id, e.version);
     return out;
+  }
+
+  /** Unknown ids remembered (bounded; for tests). */
+  get missCount(): number {
+    return this.misses.size;
+  }
+
+  /** The project served on the mock host `<slug>.<domain>`, like `project`. */
+  projectBySlug(slug: string): CompiledProject | null | Promise<CompiledProject | null> {
+    const id = this.slugs.get(slug);
+    if (id !== undefined) return this.project(id);
+    if (slug === '' || this.slugMisses.has(slug)) return null;
+    return this.deps.store.projectIdBySlug(slug).then((found) => {
+      if (found === null) {
+        this.slugMisses.add(slug);
+        return null;
+      }
+      if (this.slugs.size >= MAX_MISSES) this.slugs.clear();
+      this.slugs.set(slug, found);
+      return this.project(found);
+    });
   }
 
   /** The compiled project, from the cache when possible (synchronous then). */
   project(projectId: string): CompiledProject | null | Promise<CompiledProject | null> {
     const hit = this.cache.get(projectId);
-    if (hit !== undefined) {
-      if (!isMissing(hit)) return hit;
-      if (hit.missingUntil > Date.now()) return null;
-    }
+    if (hit !== undefined) return hit;
+    if (!PROJECT_ID.test(projectId) || this.misses.has(projectId)) return null;
     let p = this.loading.get(projectId);
     if (!p) {
       const gen = this.generation.get(projectId) ?? 0;
@@ -120,7 +210,8 @@ export class Engine {
         (cfg) => {
           const compiled = cfg ? compileProject(cfg) : null;
           if ((this.generation.get(projectId) ?? 0) === gen) {
-            this.cache.set(projectId, compiled ?? { missingUntil: Date.now() + 1000 });
+            if (compiled) this.cache.set(projectId, compiled);
+            else this.misses.add(projectId);
             this.loading.delete(projectId);
           }
           return compiled;
@@ -139,8 +230,17 @@ export class Engine {
    * Evaluates the endpoint's rules: at once when nothing can wait (`immediate`: conditions and fixed
    * steps only), else through the step function below.
    */
-  run(ep: CompiledEndpoint, ctx: MockContext, session: string, hops: number): Evaluation | Promise<Evaluation> {
-    if (!ep.immediate) return drive(this.evaluate(ep, ctx, session, hops));
+  run(
+    projectId: string,
+    ep: CompiledEndpoint,
+    ctx: MockContext,
+    session: string,
+    hops: number,
+  ): Evaluation | Promise<Evaluation> {
+    if (!ep.immediate) {
+      if (session !== '') this.sessions.touch(projectId, session);
+      return drive(this.evaluate(ep, ctx, session, hops));
+    }
     const traces: RuleTrace[] = [];
     for (const rule of ep.rules) {
       if (!matches(rule, ctx, traces)) continue;
@@ -183,7 +283,9 @@ export class Engine {
             // render and write under the endpoint's storage lock, so concurrent appends lose nothing
             ctx.storage = (yield store.hotUpdateStorage(eid, session, (current) => {
               ctx.storage = current;
-              return [[a.name, a.value(ctx)]];
+              const value = a.value(ctx);
+              checkStored(this.caps, current, a.name, value);
+              return [[a.name, value]];
             })) as Map<string, string>;
             actions.push(OK[a.type]);
           } else {
@@ -217,8 +319,9 @@ export class Engine {
           }
         } catch (err) {
           const timeout = err instanceof EgressError && err.kind === 'timeout';
-          const message = err instanceof EgressError ? err.message : 'failed: internal error';
-          if (!(err instanceof EgressError)) this.deps.log.warn({ err }, 'action failed');
+          const known = err instanceof EgressError || err instanceof CapExceeded;
+          const message = known ? err.message : 'failed: internal error';
+          if (!known) this.deps.log.warn({ err }, 'action failed');
           actions.push({ type: a.type, ok: false, error: message });
           // a timeout never stops the pipeline (CONTRACT §5)
           if (a.stop && !timeout) stopped = true;

@@ -52,7 +52,7 @@ describe.each(DIALECTS)('RequestLog on %s', (dialect) => {
     await db?.drop();
   });
 
-  const project = async () => (await store.createProject(owner, 'p')).id;
+  const project = async () => (await store.createProject(owner, { name: 'p' })).id;
   const written = async (projectId: string) => (await store.listLog(owner, projectId, 500)).map(name).reverse();
 
   it('writes the newest entries of each project, oldest first, and counts the ones it skipped', async () => {
@@ -179,6 +179,35 @@ describe.each(DIALECTS)('RequestLog on %s', (dialect) => {
     expect(await written(p)).toHaveLength(80);
     expect(await written(q)).toEqual(Array.from({ length: 40 }, (_, i) => `e${1040 + i}`));
     await rl.close();
+  });
+
+  it('drops an entry when the one past the global bound fills its ring, or lands in a wrapped one', async () => {
+    // keep 4 per project, 5 queued at most. The old count took nothing from a ring that the push
+    // had just filled while counting a drop: the queue then held more than its bound, and its
+    // counter drifted below zero after the next flush.
+    const p = await project();
+    const q = await project();
+    const rl = new RequestLog(store, log, { keepPerProject: 4, maxQueue: 5 });
+    for (let n = 0; n < 3; n++) rl.record(p, rec(n));
+    for (let n = 0; n < 2; n++) rl.record(q, rec(100 + n));
+    rl.record(p, rec(3)); // fills p's ring and is the 6th queued: p's oldest goes
+    expect(rl.dropped).toBe(1);
+    await rl.flush();
+    expect(await written(p)).toEqual(['e1', 'e2', 'e3']);
+    expect(await written(q)).toEqual(['e100', 'e101']);
+    // a wrapped ring: p holds 4 after overwrites, the next entry past the bound drops p's oldest
+    const rl2 = new RequestLog(store, log, { keepPerProject: 4, maxQueue: 5 });
+    const r = await project();
+    for (let n = 10; n < 16; n++) rl2.record(r, rec(n)); // 4 kept (12..15), 2 coalesced
+    rl2.record(q, rec(102)); // 5 queued
+    rl2.record(r, rec(16)); // r is full: overwrites 12
+    rl2.record(q, rec(103)); // 6th: q drops its oldest (102)
+    expect([rl2.coalesced, rl2.dropped]).toEqual([3, 1]);
+    await rl2.flush();
+    expect(await written(r)).toEqual(['e13', 'e14', 'e15', 'e16']);
+    expect((await written(q)).slice(-1)).toEqual(['e103']);
+    await rl.close();
+    await rl2.close();
   });
 });
 

@@ -50,6 +50,7 @@ function settle(p: LogRecord): RequestLogEntry {
   };
   if (p.proxied) e.proxied = true;
   if (p.session) e.session = p.session;
+  if (p.error) e.error = p.error;
   return e;
 }
 
@@ -107,6 +108,7 @@ class Slot {
   private ruleCount = 0;
   proxied = false;
   session = '';
+  error = '';
   /** path, query, body, header lines: referenced (`refs`) or, when `refs` is null, copied (bytes + lengths) */
   private bytes: Buffer | null = null;
   /** byte lengths of the copied strings; only the first `count` are this entry's (the array is
@@ -141,6 +143,7 @@ class Slot {
     for (let i = 0; i < this.ruleCount; i++) this.rules[i] = p.rules[i];
     this.proxied = p.proxied === true;
     this.session = p.session ?? '';
+    this.error = p.error ?? '';
     this.refs = this.copy(p) ? null : p;
   }
 
@@ -211,13 +214,14 @@ class Slot {
       rules: this.rules.slice(0, this.ruleCount),
       proxied: this.proxied,
       session: this.session,
+      error: this.error,
     });
   }
 }
 
 /** The newest `cap` unwritten entries of one project; older ones are overwritten (coalesced). */
 class Ring {
-  readonly items: Slot[] = [];
+  items: Slot[] = [];
   /** when full: the index of the oldest entry */
   private next = 0;
   /** entries overwritten since the ring was made */
@@ -235,9 +239,16 @@ class Ring {
     this.overwritten++;
   }
 
-  /** Drops the oldest entry of a ring that has not wrapped (past the global bound). */
+  /**
+   * Drops the oldest entry (past the global bound). A ring that has wrapped is put back in order
+   * first, so the next push appends after the newest entry; either way exactly one entry goes.
+   */
   dropOldest(): void {
-    if (this.items.length < this.cap) this.items.shift();
+    if (this.next !== 0) {
+      this.items = this.ordered();
+      this.next = 0;
+    }
+    this.items.shift();
   }
 
   /** Oldest first. */

@@ -17,6 +17,28 @@
  */
 import type { EvalContext, SavedResponse } from './types.js';
 
+/** Characters one rendered template may hold unless the context says otherwise (CONTRACT §10). */
+export const RENDER_LIMIT = 1024 * 1024;
+
+/**
+ * A template rendered past its context's limit: rendering stops. An action fails with its onError,
+ * an answer becomes `500 render_too_large` (CONTRACT §10). Also thrown for the other caps of one
+ * request's output and state (`value_too_large`, `too_many_names`).
+ */
+export class CapExceeded extends Error {
+  constructor(
+    readonly code: 'render_too_large' | 'value_too_large' | 'too_many_names',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CapExceeded';
+  }
+}
+
+function tooLarge(limit: number): CapExceeded {
+  return new CapExceeded('render_too_large', `render_too_large: a template rendered more than ${limit} characters`);
+}
+
 export type Template = ((ctx: EvalContext) => string) & { readonly constant?: string };
 
 /** A compiled value: `undefined` means absent (rendered as ''). */
@@ -414,16 +436,24 @@ export function compileTemplate(src: string): Template {
   if (pieces.length === 1 && typeof pieces[0] === 'string') return constantTemplate(pieces[0]);
   if (pieces.length === 1) {
     const only = pieces[0] as Getter;
-    return (ctx: EvalContext): string => safeGet(only, ctx);
+    return (ctx: EvalContext): string => {
+      const out = safeGet(only, ctx);
+      const limit = ctx.renderLimit ?? RENDER_LIMIT;
+      if (out.length > limit) throw tooLarge(limit);
+      return out;
+    };
   }
   // an exact-size copy (push leaves room for 16 more; a project may hold thousands of templates)
   const parts = pieces.slice();
   const n = parts.length;
   return (ctx: EvalContext): string => {
+    const limit = ctx.renderLimit ?? RENDER_LIMIT;
     let out = '';
     for (let i = 0; i < n; i++) {
       const p = parts[i];
       out += typeof p === 'string' ? p : safeGet(p, ctx);
+      // checked as it grows: `{{vars.a}}{{vars.a}}…` stops at the limit, not after the whole text
+      if (out.length > limit) throw tooLarge(limit);
     }
     return out;
   };

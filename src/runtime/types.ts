@@ -55,4 +55,6 @@ export interface EvalContext {
    * `{ok: true, value}` or `{ok: false}` when the body is empty or not JSON.
    */
   json(): { ok: true; value: unknown } | { ok: false };
+  /** characters one rendered template may hold (CONTRACT §10); 1 MiB when not given */
+  readonly renderLimit?: number;
 }

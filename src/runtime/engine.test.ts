@@ -1,0 +1,78 @@
+/**
+ * The engine's project cache: unknown project ids are remembered briefly and boundedly (a scan of
+ * random ids neither grows memory without end nor costs a query per request), and a malformed id
+ * never reaches the store.
+ */
+import { EventEmitter } from 'node:events';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../store/store.js';
+import type { Egress } from './egress.js';
+import { Engine } from './engine.js';
+
+function fakeStore() {
+  const calls = { load: 0, slug: 0 };
+  const store = Object.assign(new EventEmitter(), {
+    loadProjectConfig: async () => {
+      calls.load++;
+      return null;
+    },
+    projectIdBySlug: async () => {
+      calls.slug++;
+      return null;
+    },
+    forgetSession: async () => {},
+  });
+  return { store: store as unknown as Store, calls };
+}
+
+const egress = {} as Egress;
+const log = pino({ level: 'silent' });
+const id = (n: number) => `p${n.toString(36).padStart(21, '0')}`;
+
+describe('Engine project cache', () => {
+  it('remembers at most 10,000 unknown ids, each for a second, with one query per id', async () => {
+    let now = 1_000_000;
+    const { store, calls } = fakeStore();
+    const engine = new Engine({ store, egress, log, now: () => now });
+    for (let n = 0; n < 25_000; n++) await engine.project(id(n));
+    expect(calls.load).toBe(25_000);
+    expect(engine.missCount).toBe(10_000);
+    // a recent miss is answered from memory, synchronously
+    expect(engine.project(id(24_999))).toBeNull();
+    expect(calls.load).toBe(25_000);
+    // after a second it is asked again (a project created meanwhile on another process is found)
+    now += 1001;
+    await engine.project(id(24_999));
+    expect(calls.load).toBe(25_001);
+  });
+
+  it('never asks the store for an id that is not an id', async () => {
+    const { store, calls } = fakeStore();
+    const engine = new Engine({ store, egress, log });
+    for (const bad of [
+      '',
+      'short',
+      'x'.repeat(23),
+      'has space in it 123456',
+      '../../etc/passwd00000',
+      'é'.repeat(22),
+    ]) {
+      expect(engine.project(bad)).toBeNull();
+    }
+    expect(calls.load).toBe(0);
+    expect(engine.missCount).toBe(0);
+  });
+
+  it('bounds unknown mock-host labels the same way, and forgets them when any project changes', async () => {
+    const { store, calls } = fakeStore();
+    const engine = new Engine({ store, egress, log });
+    expect(await engine.projectBySlug('nobody')).toBeNull();
+    expect(engine.projectBySlug('nobody')).toBeNull();
+    expect(calls.slug).toBe(1);
+    expect(engine.projectBySlug('')).toBeNull();
+    store.emit('change', id(1)); // e.g. a project just took the label
+    await engine.projectBySlug('nobody');
+    expect(calls.slug).toBe(2);
+  });
+});
