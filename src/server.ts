@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './api/app.js';
 import type { Config } from './config.js';
+import { configureParser } from './domain/openapi-import.js';
 import { AppError, errorBody } from './errors.js';
 import { createEgress } from './runtime/egress.js';
 import { Engine, limitEgress } from './runtime/engine.js';
@@ -27,6 +28,26 @@ export interface Running {
   server: http.Server;
   log: Logger;
   close(): Promise<void>;
+}
+
+/**
+ * `Host: <slug>.<domain>[:port]` (any letter case) → the slug; a host under the domain that is not
+ * one DNS label (`a.b.<domain>`) → '' (no project: `404 mock_not_found`); any other host → null.
+ */
+export function mockHostMatcher(domain: string): (host: string | undefined) => string | null {
+  const suffix = `.${domain}`;
+  return (host) => {
+    if (host === undefined || host.length <= suffix.length) return null;
+    let h = host.toLowerCase();
+    if (h.charCodeAt(h.length - 1) !== 93 /* ] */) {
+      const colon = h.lastIndexOf(':');
+      if (colon !== -1) h = h.slice(0, colon);
+    }
+    if (h.endsWith('.')) h = h.slice(0, -1);
+    if (!h.endsWith(suffix)) return null;
+    const slug = h.slice(0, h.length - suffix.length);
+    return /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(slug) ? slug : '';
+  };
 }
 
 function version(): string {
@@ -47,6 +68,7 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
         censor: '[redacted]',
       },
     });
+  configureParser({ timeoutMs: config.importTimeoutMs });
   const store = await Store.open(config.databaseUrl);
   // one bound for every outbound request of this process (actions and the fallback proxy)
   const egress = limitEgress(createEgress({ allowTargets: config.allowTargets }), config.maxEgressInFlight);
@@ -55,7 +77,7 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
     shared: store.dialect === 'postgres',
   });
   await requestLog.start();
-  const engine = new Engine({ store, egress, log });
+  const engine = new Engine({ store, egress, log, caps: config.caps });
   let feed: ChangeFeed | null = null;
   if (store.dialect === 'postgres') {
     feed = new ChangeFeed(store, {
@@ -66,7 +88,8 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
     });
     await feed.start();
   }
-  const mock = createMockHandler({ engine, egress, requestLog, log });
+  const mock = createMockHandler({ engine, egress, requestLog, log, renderLimit: config.caps.renderChars });
+  const mockHost = config.mockDomain ? mockHostMatcher(config.mockDomain) : null;
 
   let server!: http.Server;
   const requestTimeout = config.requestTimeoutMs;
@@ -92,8 +115,12 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
         },
         (req, res) => {
           const url = req.url;
+          if (mockHost !== null) {
+            const slug = mockHost(req.headers.host);
+            if (slug !== null) return mock.byHost(req, res, slug);
+          }
           if (url !== undefined && url.charCodeAt(0) === 47 && url.charCodeAt(1) === 109 && url.charCodeAt(2) === 47)
-            mock(req, res);
+            mock.byPath(req, res);
           else handler(req, res);
         },
       );
@@ -114,10 +141,13 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
     server.listen(config.port, config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const sessionSweep = setInterval(
-    () => void store.expireSessions(config.sessionIdleHours * 3_600_000).catch(() => {}),
-    10 * 60_000,
-  );
+  const sweep = () =>
+    store
+      .expireSessions(config.sessionIdleHours * 3_600_000)
+      .then(() => store.trimSessions(config.caps.sessionsPerProject))
+      .catch((err) => log.warn({ err }, 'mock session sweep failed'));
+  void sweep();
+  const sessionSweep = setInterval(sweep, 10 * 60_000);
   sessionSweep.unref();
 
   let closing: Promise<void> | null = null;

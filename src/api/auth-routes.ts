@@ -13,7 +13,9 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
   const perEmail = new RateLimiter(Math.max(5, Math.floor(config.authRatePerMinute / 3)), 60_000);
   const limit = (ip: string, email: unknown) => {
     const okIp = perAddress.take(`ip:${ip}`);
-    const okEmail = typeof email === 'string' ? perEmail.take(`email:${email.toLowerCase()}`) : true;
+    // keyed exactly as the account lookup keys it (trimmed, lower case): padding or case cannot
+    // spread one account's attempts over several counters (CONTRACT §10)
+    const okEmail = typeof email === 'string' ? perEmail.take(`email:${email.trim().toLowerCase()}`) : true;
     if (!okIp || !okEmail) throw new AppError('rate_limited');
   };
 

@@ -3,6 +3,9 @@ import type { RequestLogEntry } from '../domain/model.js';
 import { validationError } from '../errors.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 
+/** How often a live stream checks that its token still stands (CONTRACT §10: it ends within 1 s). */
+export const STREAM_AUTH_CHECK_MS = 400;
+
 export function logRoutes(app: FastifyInstance, { store, requestLog }: ApiDeps): void {
   const tags = ['requests'];
   app.get<{ Params: Params<'projectId'>; Querystring: { limit?: string } }>(
@@ -47,8 +50,30 @@ export function logRoutes(app: FastifyInstance, { store, requestLog }: ApiDeps):
       };
       const off = requestLog.subscribe(req.params.projectId, send);
       const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+      // a token revoked (logout, password change) or expired ends the stream: the stream was
+      // authorised once, at its start, and must not outlive that authorisation
+      const tokenHash = req.tokenHash;
+      let checking = false;
+      const auth = setInterval(() => {
+        if (checking || tokenHash === null) return;
+        checking = true;
+        store
+          .sessionUser(tokenHash)
+          .then(
+            (user) => {
+              if (!user) res.end();
+            },
+            () => {
+              /* the database did not answer: keep the stream, check again */
+            },
+          )
+          .finally(() => {
+            checking = false;
+          });
+      }, STREAM_AUTH_CHECK_MS);
       const close = () => {
         clearInterval(ping);
+        clearInterval(auth);
         off();
       };
       req.raw.on('close', close);

@@ -1,17 +1,28 @@
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
 import type { Endpoint, Project } from '../domain/model.js';
 import { EndpointBody, EndpointPatch, ProjectBody, ProjectPatch, ProjectSchema } from '../domain/schemas.js';
 import { validateEndpoint, validateProject } from '../domain/validate.js';
-import { AppError } from '../errors.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 import { ruleView } from './rule-routes.js';
 
 type Json = Record<string, unknown>;
 
-export const projectView = (p: Project) => ({ ...p, mockUrl: `/m/${p.id}` });
+/**
+ * A project as the API answers it: with `mockUrl`, the base of its mock URLs — `/m/<id>`, or with
+ * MOCKYARD_MOCK_DOMAIN set the absolute URL of its own mock host (CONTRACT §9).
+ */
+export function projectViewer(config: Pick<Config, 'mockDomain' | 'mockScheme'>): (p: Project) => Project & {
+  mockUrl: string;
+} {
+  const domain = config.mockDomain;
+  if (!domain) return (p) => ({ ...p, mockUrl: `/m/${p.id}` });
+  return (p) => ({ ...p, mockUrl: `${config.mockScheme}://${p.slug}.${domain}` });
+}
 
 export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps): void {
   const tags = ['projects'];
+  const projectView = projectViewer(config);
   app.get('/api/projects', { schema: { tags, summary: 'The caller’s projects, oldest first' } }, async (req) =>
     (await store.listProjects(caller(req).id)).map(projectView),
   );
@@ -22,11 +33,13 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
     async (req, reply) => {
       const me = caller(req);
       const v = validateProject(req.body, false);
-      if ((await store.countProjects(me.id)) >= config.maxProjectsPerUser) {
-        throw new AppError('limit_exceeded', `At most ${config.maxProjectsPerUser} projects per user`);
-      }
+      const project = await store.createProject(
+        me.id,
+        { name: v.name as string, fallbackUrl: v.fallbackUrl ?? null, slug: v.slug },
+        config.maxProjectsPerUser,
+      );
       reply.code(201);
-      return projectView(await store.createProject(me.id, v.name as string, v.fallbackUrl ?? null));
+      return projectView(project);
     },
   );
 
@@ -39,7 +52,7 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
   app.put<{ Params: Params<'id'>; Body: Json }>('/api/projects/:id', { schema: { tags, body: ProjectPatch } }, update);
   app.patch<{ Params: Params<'id'>; Body: Json }>(
     '/api/projects/:id',
-    { schema: { tags, summary: 'Rename, or set fallbackUrl', body: ProjectPatch } },
+    { schema: { tags, summary: 'Rename, set fallbackUrl, or change the slug (409 when taken)', body: ProjectPatch } },
     update,
   );
 
@@ -70,11 +83,9 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
       const me = caller(req);
       await store.requireProject(me.id, req.params.projectId);
       const input = validateEndpoint(req.body);
-      if ((await store.countEndpoints(req.params.projectId)) >= config.maxEndpointsPerProject) {
-        throw new AppError('limit_exceeded', `At most ${config.maxEndpointsPerProject} endpoints per project`);
-      }
+      const created = await store.createEndpoint(me.id, req.params.projectId, input, config.maxEndpointsPerProject);
       reply.code(201);
-      return store.createEndpoint(me.id, req.params.projectId, input);
+      return created;
     },
   );
 

@@ -218,9 +218,14 @@ export async function importProject(
   store: Store,
   ownerId: string,
   checked: ReturnType<typeof checkImport>,
-  rulesPerEndpoint: number,
+  limits: { rulesPerEndpoint: number; projectsPerUser: number },
 ): Promise<Project> {
-  const project = await store.createProject(ownerId, checked.name, checked.fallbackUrl);
+  const { rulesPerEndpoint } = limits;
+  const project = await store.createProject(
+    ownerId,
+    { name: checked.name, fallbackUrl: checked.fallbackUrl },
+    limits.projectsPerUser,
+  );
   try {
     for (const e of checked.endpoints) {
       const endpoint = await store.createEndpoint(ownerId, project.id, e.input);

@@ -85,6 +85,13 @@ export const ProjectBody = Type.Object(
         description: 'mock requests that match no endpoint are forwarded here (http or https)',
       }),
     ),
+    slug: Type.Optional(
+      Type.String({
+        maxLength: 63,
+        description:
+          'DNS label (1–63 of a-z, 0-9, -; no - first or last), unique across the service: the mock host is <slug>.<MOCKYARD_MOCK_DOMAIN>. Generated when omitted.',
+      }),
+    ),
     ...readOnly(['id', 'createdAt', 'updatedAt', 'mockUrl']),
   },
   { additionalProperties: false },
@@ -94,7 +101,11 @@ export const ProjectSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
   fallbackUrl: Type.Union([Type.String(), Type.Null()]),
-  mockUrl: Type.String({ description: 'path prefix of the project’s mock URLs' }),
+  slug: Type.String({ description: 'DNS label of the project’s mock host' }),
+  mockUrl: Type.String({
+    description:
+      'base of the project’s mock URLs: `/m/<id>`, or `http(s)://<slug>.<domain>` when MOCKYARD_MOCK_DOMAIN is set',
+  }),
   createdAt: IsoTime,
   updatedAt: IsoTime,
 });

@@ -25,6 +25,8 @@ export interface ProjectsTable {
   owner_id: string;
   name: string;
   fallback_url: string | null;
+  /** DNS label, unique: the project's mock host is `<slug>.<MOCKYARD_MOCK_DOMAIN>` */
+  slug: string | null;
   version: Generated<number>;
   created_at: string;
   updated_at: string;
@@ -129,5 +131,7 @@ export function migrations(d: Dialect): string[][] {
         at TEXT NOT NULL, entry TEXT NOT NULL)`,
       'CREATE INDEX request_log_project ON request_log(project_id, seq)',
     ],
+    // 2: mock hosts (CONTRACT §9); existing projects get their slug when the store opens
+    ['ALTER TABLE projects ADD COLUMN slug TEXT', 'CREATE UNIQUE INDEX projects_slug ON projects(slug)'],
   ];
 }

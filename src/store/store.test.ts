@@ -79,7 +79,7 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
   /** an owner with a project and an endpoint */
   async function owned(path = '/x') {
     const u = await user();
-    const p = await store.createProject(u.id, 'p');
+    const p = await store.createProject(u.id, { name: 'p' });
     const e = await store.createEndpoint(u.id, p.id, ep('GET', path));
     return { u, p, e };
   }
@@ -192,9 +192,9 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
     it('lists only the owner’s projects, oldest first', async () => {
       const a = await user();
       const b = await user();
-      const p1 = await store.createProject(a.id, 'one');
-      await store.createProject(b.id, 'theirs');
-      const p2 = await store.createProject(a.id, 'two');
+      const p1 = await store.createProject(a.id, { name: 'one' });
+      await store.createProject(b.id, { name: 'theirs' });
+      const p2 = await store.createProject(a.id, { name: 'two' });
       expect((await store.listProjects(a.id)).map((p) => p.id)).toEqual([p1.id, p2.id]);
       expect(await store.countProjects(a.id)).toBe(2);
       expect(await store.getProject(a.id, p1.id)).toEqual(p1);
@@ -203,7 +203,7 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
     it('another owner’s project is null / not_found on every method and stays unchanged', async () => {
       const a = await user();
       const b = await user();
-      const p = await store.createProject(a.id, 'mine');
+      const p = await store.createProject(a.id, { name: 'mine' });
       expect(await store.getProject(b.id, p.id)).toBeNull();
       expect(await codeOf(store.requireProject(b.id, p.id))).toBe('not_found');
       expect(await codeOf(store.updateProject(b.id, p.id, { name: 'stolen' }))).toBe('not_found');
@@ -218,7 +218,7 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
 
     it('updates the name and updatedAt; unknown ids are not_found', async () => {
       const a = await user();
-      const p = await store.createProject(a.id, 'before');
+      const p = await store.createProject(a.id, { name: 'before' });
       await new Promise((r) => setTimeout(r, 5));
       const up = await store.updateProject(a.id, p.id, { name: 'after' });
       expect(up).toMatchObject({ id: p.id, name: 'after', createdAt: p.createdAt });
@@ -246,8 +246,8 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
     it('another owner’s endpoint, or one under another project, is null / not_found', async () => {
       const { u, p, e } = await owned();
       const b = await user();
-      const otherP = await store.createProject(u.id, 'other');
-      const bp = await store.createProject(b.id, 'b');
+      const otherP = await store.createProject(u.id, { name: 'other' });
+      const bp = await store.createProject(b.id, { name: 'b' });
       expect(await store.getEndpoint(b.id, p.id, e.id)).toBeNull();
       expect(await store.getEndpoint(u.id, otherP.id, e.id)).toBeNull();
       expect(await store.getEndpoint(b.id, bp.id, e.id)).toBeNull();
@@ -273,14 +273,14 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
       expect(await codeOf(store.updateEndpoint(u.id, p.id, post.id, ep('GET', '/users/:x')))).toBe('conflict');
       expect((await store.getEndpoint(u.id, p.id, post.id))?.method).toBe('POST');
       // the same route in another project is fine
-      const p2 = await store.createProject(u.id, 'p2');
+      const p2 = await store.createProject(u.id, { name: 'p2' });
       await store.createEndpoint(u.id, p2.id, ep('GET', '/users/:id'));
       expect(await store.countEndpoints(p.id)).toBe(2);
     });
 
     it('concurrent creates of one route: exactly one wins, the rest conflict', async () => {
       const u = await user();
-      const p = await store.createProject(u.id, 'race');
+      const p = await store.createProject(u.id, { name: 'race' });
       const results = await Promise.allSettled(
         Array.from({ length: 10 }, () => store.createEndpoint(u.id, p.id, ep('PUT', '/race'))),
       );

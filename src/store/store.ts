@@ -24,7 +24,8 @@ import type {
   User,
 } from '../domain/model.js';
 import { AppError } from '../errors.js';
-import { newId, nowIso } from './ids.js';
+import { isUniqueViolation } from './errors.js';
+import { newId, newSlug, nowIso } from './ids.js';
 import { type Database, type Dialect, migrations } from './schema.js';
 
 export interface UserWithHash extends User {
@@ -63,6 +64,7 @@ const toProject = (r: Row<'projects'>): Project => ({
   id: r.id,
   name: r.name,
   fallbackUrl: r.fallback_url ?? null,
+  slug: r.slug ?? '',
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -101,13 +103,6 @@ const toUser = (r: Row<'users'>): UserWithHash => ({
   createdAt: r.created_at,
   passwordHash: r.password_hash,
 });
-
-function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: string; message?: string };
-  return (
-    err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint/.test(err?.message ?? '')
-  );
-}
 
 /** Events: 'change' (projectId) whenever a project's mock configuration or state changed. */
 export class Store extends EventEmitter {
@@ -173,8 +168,30 @@ export class Store extends EventEmitter {
       store = new Store('postgres', db, null, pool);
     }
     await store.migrate();
+    await store.backfillSlugs();
     if (store.sqlite) store.hot = new SqliteHot(store.sqlite);
     return store;
+  }
+
+  /** Projects made before mock hosts existed get a slug (retried on the rare collision). */
+  private async backfillSlugs(): Promise<void> {
+    const rows = await this.db.selectFrom('projects').select(['id', 'name']).where('slug', 'is', null).execute();
+    for (const r of rows) {
+      await this.withFreshSlug(r.name, (slug) =>
+        this.db.updateTable('projects').set({ slug }).where('id', '=', r.id).where('slug', 'is', null).execute(),
+      );
+    }
+  }
+
+  /** Runs `write` with a generated slug, again with another one if that slug was taken meanwhile. */
+  private async withFreshSlug<T>(name: string, write: (slug: string) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await write(newSlug(name));
+      } catch (e) {
+        if (!isUniqueViolation(e) || attempt >= 5) throw e;
+      }
+    }
   }
 
   async close(): Promise<void> {
@@ -326,12 +343,63 @@ export class Store extends EventEmitter {
     return Number(r?.n ?? 0);
   }
 
-  async createProject(ownerId: string, name: string, fallbackUrl: string | null = null): Promise<Project> {
+  /**
+   * Creates a project unless the owner already has `limit` projects. The count and the insert run
+   * in one transaction under a lock on the owner's row (SQLite: the single writer), so concurrent
+   * creates cannot pass the limit. A given slug that is taken is a 409; else one is generated.
+   */
+  async createProject(
+    ownerId: string,
+    input: { name: string; fallbackUrl?: string | null; slug?: string },
+    limit = Number.POSITIVE_INFINITY,
+  ): Promise<Project> {
     const at = nowIso();
-    const row = { id: newId(), owner_id: ownerId, name, fallback_url: fallbackUrl, created_at: at, updated_at: at };
-    await this.db.insertInto('projects').values(row).execute();
-    this.changed(row.id);
-    return toProject({ ...row, seq: 0, version: 1 });
+    const base = {
+      id: newId(),
+      owner_id: ownerId,
+      name: input.name,
+      fallback_url: input.fallbackUrl ?? null,
+      created_at: at,
+      updated_at: at,
+    };
+    const insert = async (slug: string) => {
+      await this.db.transaction().execute(async (trx) => {
+        if (Number.isFinite(limit)) {
+          if (this.dialect === 'postgres')
+            await sql`SELECT id FROM users WHERE id = ${ownerId} FOR UPDATE`.execute(trx);
+          const n = await trx
+            .selectFrom('projects')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('owner_id', '=', ownerId)
+            .executeTakeFirst();
+          if (Number(n?.n ?? 0) >= limit) throw new AppError('limit_exceeded', `At most ${limit} projects per user`);
+        }
+        await trx
+          .insertInto('projects')
+          .values({ ...base, slug })
+          .execute();
+      });
+      return slug;
+    };
+    let slug: string;
+    if (input.slug !== undefined) {
+      try {
+        slug = await insert(input.slug);
+      } catch (e) {
+        if (isUniqueViolation(e)) throw new AppError('conflict', 'That slug is taken by another project');
+        throw e;
+      }
+    } else {
+      slug = await this.withFreshSlug(input.name, insert);
+    }
+    this.changed(base.id);
+    return toProject({ ...base, slug, seq: 0, version: 1 });
+  }
+
+  /** The id of the project whose mock host is `slug` (mock traffic: no owner), or null. */
+  async projectIdBySlug(slug: string): Promise<string | null> {
+    const r = await this.db.selectFrom('projects').select('id').where('slug', '=', slug).executeTakeFirst();
+    return r?.id ?? null;
   }
 
   async getProject(ownerId: string, projectId: string): Promise<Project | null> {
@@ -353,20 +421,33 @@ export class Store extends EventEmitter {
   async updateProject(
     ownerId: string,
     projectId: string,
-    patch: { name?: string; fallbackUrl?: string | null },
+    patch: { name?: string; fallbackUrl?: string | null; slug?: string },
   ): Promise<Project> {
-    const set: { updated_at: string; name?: string; fallback_url?: string | null; version: RawBuilder<number> } = {
+    const set: {
+      updated_at: string;
+      name?: string;
+      fallback_url?: string | null;
+      slug?: string;
+      version: RawBuilder<number>;
+    } = {
       updated_at: nowIso(),
       version: sql<number>`version + 1`,
     };
     if (patch.name !== undefined) set.name = patch.name;
     if (patch.fallbackUrl !== undefined) set.fallback_url = patch.fallbackUrl;
-    const res = await this.db
-      .updateTable('projects')
-      .set(set)
-      .where('id', '=', projectId)
-      .where('owner_id', '=', ownerId)
-      .executeTakeFirst();
+    if (patch.slug !== undefined) set.slug = patch.slug;
+    let res: { numUpdatedRows: bigint };
+    try {
+      res = await this.db
+        .updateTable('projects')
+        .set(set)
+        .where('id', '=', projectId)
+        .where('owner_id', '=', ownerId)
+        .executeTakeFirst();
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new AppError('conflict', 'That slug is taken by another project');
+      throw e;
+    }
     if (Number(res.numUpdatedRows) === 0) throw new AppError('not_found', 'No such project');
     this.changed(projectId);
     return this.requireProject(ownerId, projectId);
@@ -405,7 +486,16 @@ export class Store extends EventEmitter {
     return Number(r?.n ?? 0);
   }
 
-  async createEndpoint(ownerId: string, projectId: string, e: NewEndpoint): Promise<Endpoint> {
+  /**
+   * Creates an endpoint unless the project already has `limit`: counted in the inserting
+   * transaction under a lock on the project's row, so concurrent creates cannot pass the limit.
+   */
+  async createEndpoint(
+    ownerId: string,
+    projectId: string,
+    e: NewEndpoint,
+    limit = Number.POSITIVE_INFINITY,
+  ): Promise<Endpoint> {
     await this.requireProject(ownerId, projectId);
     const at = nowIso();
     const row = {
@@ -422,6 +512,17 @@ export class Store extends EventEmitter {
     };
     try {
       await this.db.transaction().execute(async (trx) => {
+        if (Number.isFinite(limit)) {
+          if (this.dialect === 'postgres')
+            await sql`SELECT id FROM projects WHERE id = ${projectId} FOR UPDATE`.execute(trx);
+          const n = await trx
+            .selectFrom('endpoints')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('project_id', '=', projectId)
+            .executeTakeFirst();
+          if (Number(n?.n ?? 0) >= limit)
+            throw new AppError('limit_exceeded', `At most ${limit} endpoints per project`);
+        }
         await trx.insertInto('endpoints').values(row).execute();
         await this.bump(trx, projectId);
       });
@@ -715,6 +816,43 @@ export class Store extends EventEmitter {
     const before = Date.now() - idleMs;
     await this.db.deleteFrom('rule_hits').where('session', '<>', '').where('touched_at', '<', before).execute();
     await this.db.deleteFrom('storage').where('session', '<>', '').where('touched_at', '<', before).execute();
+  }
+
+  /** Forgets one mock session of a project: its sequence positions and stored values. */
+  async forgetSession(projectId: string, session: string): Promise<void> {
+    if (session === '') return;
+    await this.db
+      .deleteFrom('rule_hits')
+      .where('session', '=', session)
+      .where('rule_id', 'in', (eb) => eb.selectFrom('rules').select('id').where('project_id', '=', projectId))
+      .execute();
+    await this.db
+      .deleteFrom('storage')
+      .where('session', '=', session)
+      .where('endpoint_id', 'in', (eb) => eb.selectFrom('endpoints').select('id').where('project_id', '=', projectId))
+      .execute();
+  }
+
+  /**
+   * Holds every project to at most `cap` mock sessions in the database, forgetting the least
+   * recently used beyond it (the sweep behind SessionTracker, for several processes). Answers how
+   * many sessions were forgotten.
+   */
+  async trimSessions(cap: number): Promise<number> {
+    const over = await sql<{ project_id: string; session: string }>`
+      WITH s AS (
+        SELECT r.project_id AS project_id, h.session AS session, h.touched_at AS touched
+          FROM rule_hits h JOIN rules r ON r.id = h.rule_id WHERE h.session <> ''
+        UNION ALL
+        SELECT e.project_id AS project_id, st.session AS session, st.touched_at AS touched
+          FROM storage st JOIN endpoints e ON e.id = st.endpoint_id WHERE st.session <> ''
+      ), g AS (SELECT project_id, session, MAX(touched) AS touched FROM s GROUP BY project_id, session),
+      ranked AS (
+        SELECT project_id, session, ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY touched DESC, session) AS n FROM g
+      )
+      SELECT project_id, session FROM ranked WHERE n > ${cap}`.execute(this.db);
+    for (const r of over.rows) await this.forgetSession(r.project_id, r.session);
+    return over.rows.length;
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -21,6 +21,11 @@ export interface AuthAnswer {
 export interface Project {
   id: string;
   name: string;
+  fallbackUrl: string | null;
+  /** the project's mock-host label (`<slug>.<MOCKYARD_MOCK_DOMAIN>`) */
+  slug: string;
+  /** `/m/<id>`, or the absolute mock-host URL when the server has a mock domain */
+  mockUrl: string;
   createdAt: string;
   updatedAt: string;
 }

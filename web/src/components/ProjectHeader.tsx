@@ -5,7 +5,14 @@ import { RenameProject, useDeleteProject } from './ProjectActions';
 import { ExportDialog } from './ProjectTransfer';
 import { CopyLine } from './ui';
 
-export const mockBase = (projectId: string) => `${window.location.origin}/m/${encodeURIComponent(projectId)}`;
+/**
+ * The base of a project's mock URLs: its own mock host when the server has a mock domain
+ * (`mockUrl` is then absolute), else `<this origin>/m/<id>`.
+ */
+export const mockBase = (project: Pick<Project, 'id'> & { mockUrl?: string }) =>
+  project.mockUrl && /^https?:\/\//.test(project.mockUrl)
+    ? project.mockUrl
+    : `${window.location.origin}/m/${encodeURIComponent(project.id)}`;
 
 /** Breadcrumb, title, rename/delete and the Endpoints / Live requests tabs of a project. */
 export function ProjectHeader({
@@ -23,7 +30,7 @@ export function ProjectHeader({
   useEffect(() => {
     document.title = `${project.name} · ${tab === 'endpoints' ? 'Endpoints' : 'Live requests'} · Mockyard`;
   }, [project.name, tab]);
-  const base = mockBase(project.id);
+  const base = mockBase(project);
   return (
     <div className="project-head">
       <nav aria-label="Breadcrumb" className="crumbs">

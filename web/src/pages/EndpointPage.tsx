@@ -54,7 +54,7 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
   }
   if (!e) return endpoint.error ? <ErrorBanner error={endpoint.error} onRetry={endpoint.reload} /> : <Spinner />;
 
-  const url = `${mockBase(projectId)}${e.path}`;
+  const url = `${mockBase(project.data ?? { id: projectId })}${e.path}`;
   const curl = curlLine(e, url);
 
   const remove = async () => {

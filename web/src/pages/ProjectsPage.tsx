@@ -108,7 +108,7 @@ export function ProjectsPage() {
                       {p.name}
                     </Link>
                     <span className="muted small">Created {formatDate(p.createdAt)}</span>
-                    <code className="small project-path">/m/{p.id}</code>
+                    <code className="small project-path">{p.mockUrl}</code>
                   </div>
                   <div className="row-actions">
                     <Link

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../api';
 import { useAuth } from '../auth';
-import { ProjectHeader } from '../components/ProjectHeader';
+import { mockBase, ProjectHeader } from '../components/ProjectHeader';
 import { EmptyState, ErrorBanner, formatMs, formatTime, MethodBadge, Spinner, StatusBadge } from '../components/ui';
 import { useLoad } from '../hooks';
 import { Link, paths } from '../router';
@@ -358,7 +358,7 @@ export function RequestsPage({ projectId }: { projectId: string }) {
         <EmptyState title="Waiting for requests">
           Call one of this project's mock URLs, e.g.{' '}
           <code className="wrap">
-            curl {window.location.origin}/m/{projectId}
+            curl {mockBase(project.data ?? { id: projectId })}
             {endpoints.data?.[0]?.path ?? '/your/path'}
           </code>
           , and it shows up here at once. Add <code>-H 'X-Mockyard-Session: run-1'</code> to give a test run its own
