@@ -366,6 +366,12 @@ describe('docs/limits.md', () => {
     ['MOCKYARD_REQUEST_TIMEOUT_MS', defaults.requestTimeoutMs],
     ['MOCKYARD_KEEP_ALIVE_TIMEOUT_MS', defaults.keepAliveTimeoutMs],
     ['MOCKYARD_MAX_EGRESS_IN_FLIGHT', defaults.maxEgressInFlight],
+    ['MOCKYARD_MAX_IMPORT_BYTES', defaults.maxImportBytes],
+    ['MOCKYARD_IMPORT_TIMEOUT_MS', defaults.importTimeoutMs],
+    ['MOCKYARD_MAX_RENDER_CHARS', defaults.caps.renderChars],
+    ['MOCKYARD_MAX_STORED_VALUE_BYTES', defaults.caps.storedValueBytes],
+    ['MOCKYARD_MAX_STORED_NAMES', defaults.caps.storedNames],
+    ['MOCKYARD_MAX_SESSIONS', defaults.caps.sessionsPerProject],
   ];
   test.each(rows)('%s is documented with its default %d', (name, value) => {
     const line = doc.split('\n').find((l) => l.includes(`\`${name}\``));
