@@ -277,17 +277,17 @@ async function user(args) {
     const file = databaseUrl.slice('sqlite:'.length);
     if (!fs.existsSync(file)) throw new CliError(`no database at ${file} (set --database or DATABASE_URL)`);
   }
-  const { Store } = await distModule('store/store.js');
+  const { openStore } = await distModule('store/index.js');
   let store;
   try {
-    store = await Store.open(databaseUrl);
+    store = await openStore(databaseUrl);
   } catch (e) {
     throw new CliError(`cannot open the database: ${e.message}`);
   }
   try {
-    const found = await store.findUserByEmail(email);
+    const found = await store.users.findByEmail(email);
     if (!found) throw new CliError(`no user with email ${email}`);
-    const updated = await store.setPlan(found.id, plan);
+    const updated = await store.users.setPlan(found.id, plan);
     print(`${updated.email}: plan ${updated.plan} (was ${found.plan})`);
   } finally {
     await store.close();

@@ -17,7 +17,7 @@ import { Engine, limitEgress } from './runtime/engine.js';
 import { createMockHandler } from './runtime/mock-server.js';
 import { RequestLog } from './runtime/request-log.js';
 import { ChangeFeed } from './store/change-feed.js';
-import { Store } from './store/store.js';
+import { openStore, type Store } from './store/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -69,17 +69,17 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
       },
     });
   configureParser({ timeoutMs: config.importTimeoutMs });
-  const store = await Store.open(config.databaseUrl);
+  const store = await openStore(config.databaseUrl);
   // one bound for every outbound request of this process (actions and the fallback proxy)
   const egress = limitEgress(createEgress({ allowTargets: config.allowTargets }), config.maxEgressInFlight);
   const requestLog = new RequestLog(store, log, {
     keepPerProject: config.requestLogKeep,
-    shared: store.dialect === 'postgres',
+    shared: store.pgPool !== null,
   });
   await requestLog.start();
   const engine = new Engine({ store, egress, log, caps: config.caps });
   let feed: ChangeFeed | null = null;
-  if (store.dialect === 'postgres') {
+  if (store.pgPool !== null) {
     feed = new ChangeFeed(store, {
       databaseUrl: config.databaseUrl,
       cachedVersions: () => engine.cachedVersions(),
@@ -142,9 +142,9 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
   });
   const port = (server.address() as AddressInfo).port;
   const sweep = () =>
-    store
-      .expireSessions(config.sessionIdleHours * 3_600_000)
-      .then(() => store.trimSessions(config.caps.sessionsPerProject))
+    store.mockSessions
+      .expire(config.sessionIdleHours * 3_600_000)
+      .then(() => store.mockSessions.trim(config.caps.sessionsPerProject))
       .catch((err) => log.warn({ err }, 'mock session sweep failed'));
   void sweep();
   const sessionSweep = setInterval(sweep, 10 * 60_000);

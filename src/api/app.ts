@@ -183,7 +183,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
     const tokenHash = hashToken(token);
     // The lookup is by hash: equal-time comparison of secrets is not needed for an index lookup
     // of a 256-bit random token's hash.
-    const user = await store.sessionUser(tokenHash);
+    const user = await store.loginTokens.user(tokenHash);
     if (!user) throw new AppError('unauthorized');
     req.user = user;
     req.tokenHash = tokenHash;

@@ -21,7 +21,7 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
 
   const issue = async (userId: string) => {
     const token = newToken();
-    await store.createSession(hashToken(token), userId, new Date(Date.now() + config.sessionTtlHours * 3_600_000));
+    await store.loginTokens.create(hashToken(token), userId, new Date(Date.now() + config.sessionTtlHours * 3_600_000));
     return token;
   };
 
@@ -32,7 +32,7 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
       limit(req.ip, req.body.email);
       const email = req.body.email.trim();
       if (!EMAIL.test(email)) throw validationError([{ path: '/email', message: 'email must be an email address' }]);
-      const user = await store.createUser(email, await hashPassword(req.body.password));
+      const user = await store.users.create(email, await hashPassword(req.body.password));
       reply.code(201);
       return { token: await issue(user.id), user };
     },
@@ -43,7 +43,7 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
     { schema: { tags: ['auth'], summary: 'Sign in', body: LoginBody, security: [] } },
     async (req) => {
       limit(req.ip, req.body.email);
-      const found = await store.findUserByEmail(req.body.email.trim());
+      const found = await store.users.findByEmail(req.body.email.trim());
       // The same work and the same answer for an unknown email and a wrong password.
       const ok = await verifyPassword(req.body.password, found?.passwordHash ?? (await dummyPasswordHash()));
       if (!found || !ok) throw new AppError('invalid_credentials');
@@ -57,7 +57,7 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
     { schema: { tags: ['auth'], summary: 'Revoke the presented token' } },
     async (req, reply) => {
       caller(req);
-      if (req.tokenHash) await store.deleteSession(req.tokenHash);
+      if (req.tokenHash) await store.loginTokens.delete(req.tokenHash);
       reply.code(204).send();
     },
   );
@@ -74,11 +74,11 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
     async (req, reply) => {
       const me = caller(req);
       limit(req.ip, me.email);
-      const full = await store.getUserWithHash(me.id);
+      const full = await store.users.getWithHash(me.id);
       if (!full || !(await verifyPassword(req.body.oldPassword, full.passwordHash)))
         throw new AppError('invalid_credentials');
-      await store.setPassword(me.id, await hashPassword(req.body.newPassword));
-      await store.deleteOtherSessions(me.id, req.tokenHash ?? '');
+      await store.users.setPassword(me.id, await hashPassword(req.body.newPassword));
+      await store.loginTokens.deleteOthers(me.id, req.tokenHash ?? '');
       reply.code(204).send();
     },
   );
@@ -94,7 +94,7 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
       },
     },
     async (req) => {
-      const user = await store.setPlan(req.params.userId, req.body.plan);
+      const user = await store.users.setPlan(req.params.userId, req.body.plan);
       if (!user) throw new AppError('not_found', 'No such user');
       return user;
     },

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { User } from '../domain/model.js';
 import { AppError } from '../errors.js';
 import type { RequestLog } from '../runtime/request-log.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/index.js';
 
 /** What the route modules need, passed in once (no globals). */
 export interface ApiDeps {

@@ -103,12 +103,13 @@ export function interopRoutes(app: FastifyInstance, { store, config }: ApiDeps):
       async (req) => {
         const me = caller(req);
         const { projectId } = req.params;
-        await store.requireProject(me.id, projectId);
+        await store.projects.require(me.id, projectId);
         const mode = req.query.onConflict ?? 'fail';
         const plan = planImport(await loadOpenApiDocument(req.body, me.id));
 
         const existing = new Map<string, Endpoint>();
-        for (const e of await store.listEndpoints(me.id, projectId)) existing.set(`${e.method} ${routeKey(e.path)}`, e);
+        for (const e of await store.endpoints.list(me.id, projectId))
+          existing.set(`${e.method} ${routeKey(e.path)}`, e);
         const fresh: typeof plan.endpoints = [];
         const collisions: { draft: (typeof plan.endpoints)[number]; current: Endpoint }[] = [];
         for (const draft of plan.endpoints) {
@@ -148,7 +149,7 @@ export function interopRoutes(app: FastifyInstance, { store, config }: ApiDeps):
           });
         for (const draft of fresh) {
           try {
-            created.push(await store.createEndpoint(me.id, projectId, fields(draft), config.maxEndpointsPerProject));
+            created.push(await store.endpoints.create(me.id, projectId, fields(draft), config.maxEndpointsPerProject));
           } catch (e) {
             if (!(e instanceof AppError && e.code === 'conflict')) throw e;
             skipped.push({
@@ -166,7 +167,7 @@ export function interopRoutes(app: FastifyInstance, { store, config }: ApiDeps):
               reason: `endpoint ${current.id} (${current.method} ${current.path}) already answers this route`,
             });
           } else {
-            replaced.push(await store.updateEndpoint(me.id, projectId, current.id, fields(draft)));
+            replaced.push(await store.endpoints.update(me.id, projectId, current.id, fields(draft)));
           }
         }
         return { created, skipped, replaced };

@@ -35,7 +35,7 @@ export function logRoutes(app: FastifyInstance, { store, requestLog }: ApiDeps):
     { schema: { tags, summary: 'Server-Sent Events: one `data:` line of Entry JSON per mock request' } },
     async (req, reply) => {
       const me = caller(req);
-      await store.requireProject(me.id, req.params.projectId);
+      await store.projects.require(me.id, req.params.projectId);
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -57,8 +57,8 @@ export function logRoutes(app: FastifyInstance, { store, requestLog }: ApiDeps):
       const auth = setInterval(() => {
         if (checking || tokenHash === null) return;
         checking = true;
-        store
-          .sessionUser(tokenHash)
+        store.loginTokens
+          .user(tokenHash)
           .then(
             (user) => {
               if (!user) res.end();
@@ -81,7 +81,7 @@ export function logRoutes(app: FastifyInstance, { store, requestLog }: ApiDeps):
       // a deleted project ends its stream
       const onChange = async (projectId: string) => {
         if (projectId !== req.params.projectId) return;
-        if (!(await store.getProject(me.id, projectId).catch(() => null))) {
+        if (!(await store.projects.get(me.id, projectId).catch(() => null))) {
           store.off('change', onChange);
           res.end();
         }

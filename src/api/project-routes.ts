@@ -24,7 +24,7 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
   const tags = ['projects'];
   const projectView = projectViewer(config);
   app.get('/api/projects', { schema: { tags, summary: 'The caller’s projects, oldest first' } }, async (req) =>
-    (await store.listProjects(caller(req).id)).map(projectView),
+    (await store.projects.list(caller(req).id)).map(projectView),
   );
 
   app.post<{ Body: Json }>(
@@ -33,7 +33,7 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
     async (req, reply) => {
       const me = caller(req);
       const v = validateProject(req.body, false);
-      const project = await store.createProject(
+      const project = await store.projects.create(
         me.id,
         { name: v.name as string, fallbackUrl: v.fallbackUrl ?? null, slug: v.slug },
         config.maxProjectsPerUser,
@@ -44,11 +44,11 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
   );
 
   app.get<{ Params: Params<'id'> }>('/api/projects/:id', { schema: { tags, summary: 'One project' } }, async (req) =>
-    projectView(await store.requireProject(caller(req).id, req.params.id)),
+    projectView(await store.projects.require(caller(req).id, req.params.id)),
   );
 
   const update = async (req: { params: Params<'id'>; body: Json } & Parameters<typeof caller>[0]) =>
-    projectView(await store.updateProject(caller(req).id, req.params.id, validateProject(req.body, true)));
+    projectView(await store.projects.update(caller(req).id, req.params.id, validateProject(req.body, true)));
   app.put<{ Params: Params<'id'>; Body: Json }>('/api/projects/:id', { schema: { tags, body: ProjectPatch } }, update);
   app.patch<{ Params: Params<'id'>; Body: Json }>(
     '/api/projects/:id',
@@ -60,7 +60,7 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
     '/api/projects/:id',
     { schema: { tags, summary: 'Delete a project with its endpoints, rules, storage and request log' } },
     async (req, reply) => {
-      await store.deleteProject(caller(req).id, req.params.id);
+      await store.projects.delete(caller(req).id, req.params.id);
       reply.code(204).send();
     },
   );
@@ -73,7 +73,7 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
   app.get<{ Params: Params<'projectId'> }>(
     '/api/projects/:projectId/endpoints',
     { schema: { tags: etags, summary: 'Endpoints of a project, oldest first' } },
-    async (req) => store.listEndpoints(caller(req).id, req.params.projectId),
+    async (req) => store.endpoints.list(caller(req).id, req.params.projectId),
   );
 
   app.post<{ Params: Params<'projectId'>; Body: Json }>(
@@ -81,9 +81,9 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
     { schema: { tags: etags, summary: 'Create an endpoint', body: EndpointBody } },
     async (req, reply) => {
       const me = caller(req);
-      await store.requireProject(me.id, req.params.projectId);
+      await store.projects.require(me.id, req.params.projectId);
       const input = validateEndpoint(req.body);
-      const created = await store.createEndpoint(me.id, req.params.projectId, input, config.maxEndpointsPerProject);
+      const created = await store.endpoints.create(me.id, req.params.projectId, input, config.maxEndpointsPerProject);
       reply.code(201);
       return created;
     },
@@ -94,16 +94,16 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
     { schema: { tags: etags, summary: 'One endpoint with its rules in evaluation order' } },
     async (req) => {
       const me = caller(req);
-      const e = await store.requireEndpoint(me.id, req.params.projectId, req.params.id);
-      const rules = await store.listRules(me.id, req.params.projectId, req.params.id);
+      const e = await store.endpoints.require(me.id, req.params.projectId, req.params.id);
+      const rules = await store.rules.list(me.id, req.params.projectId, req.params.id);
       return { ...e, rules: rules.map(ruleView) };
     },
   );
 
   const updateEndpoint = async (req: { params: EP; body: Json } & Parameters<typeof caller>[0]): Promise<Endpoint> => {
     const me = caller(req);
-    const current = await store.requireEndpoint(me.id, req.params.projectId, req.params.id);
-    return store.updateEndpoint(me.id, req.params.projectId, req.params.id, validateEndpoint(req.body, current));
+    const current = await store.endpoints.require(me.id, req.params.projectId, req.params.id);
+    return store.endpoints.update(me.id, req.params.projectId, req.params.id, validateEndpoint(req.body, current));
   };
   app.put<{ Params: EP; Body: Json }>(
     '/api/projects/:projectId/endpoints/:id',
@@ -120,7 +120,7 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
     '/api/projects/:projectId/endpoints/:id',
     { schema: { tags: etags } },
     async (req, reply) => {
-      await store.deleteEndpoint(caller(req).id, req.params.projectId, req.params.id);
+      await store.endpoints.delete(caller(req).id, req.params.projectId, req.params.id);
       reply.code(204).send();
     },
   );
@@ -138,7 +138,7 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
         querystring: sessionQuery,
       },
     },
-    async (req) => store.getStorage(caller(req).id, req.params.projectId, req.params.id, req.query.session ?? ''),
+    async (req) => store.storage.get(caller(req).id, req.params.projectId, req.params.id, req.query.session ?? ''),
   );
   app.delete<{ Params: EP; Querystring: SQ }>(
     '/api/projects/:projectId/endpoints/:id/storage',
@@ -146,13 +146,13 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
       schema: { tags: etags, summary: 'Empty the storage (?session= for one session only)', querystring: sessionQuery },
     },
     async (req, reply) => {
-      await store.clearStorage(caller(req).id, req.params.projectId, req.params.id, req.query.session);
+      await store.storage.clear(caller(req).id, req.params.projectId, req.params.id, req.query.session);
       reply.code(204).send();
     },
   );
   app.get<{ Params: EP }>(
     '/api/projects/:projectId/endpoints/:id/sessions',
     { schema: { tags: etags, summary: 'Mock sessions (X-Mockyard-Session) seen on this endpoint' } },
-    async (req) => store.listSessions(caller(req).id, req.params.projectId, req.params.id),
+    async (req) => store.mockSessions.list(caller(req).id, req.params.projectId, req.params.id),
   );
 }

@@ -42,9 +42,9 @@ export function ruleRoutes(app: FastifyInstance, { store }: ApiDeps): void {
     base,
     { schema: { tags, summary: 'Rules of an endpoint by priority, then creation', querystring: sessionQuery } },
     async (req) =>
-      (await store.listRules(caller(req).id, req.params.projectId, req.params.endpointId, req.query.session ?? '')).map(
-        ruleView,
-      ),
+      (
+        await store.rules.list(caller(req).id, req.params.projectId, req.params.endpointId, req.query.session ?? '')
+      ).map(ruleView),
   );
 
   app.post<{ Params: EP; Body: Json }>(
@@ -52,9 +52,9 @@ export function ruleRoutes(app: FastifyInstance, { store }: ApiDeps): void {
     { schema: { tags, summary: 'Create a rule (403 plan_limit_exceeded past the plan’s limit)', body: RuleBody } },
     async (req, reply) => {
       const me = caller(req);
-      await store.requireEndpoint(me.id, req.params.projectId, req.params.endpointId);
+      await store.endpoints.require(me.id, req.params.projectId, req.params.endpointId);
       const input = validateRule(req.body);
-      const rule = await store.createRule(
+      const rule = await store.rules.create(
         me.id,
         req.params.projectId,
         req.params.endpointId,
@@ -71,7 +71,7 @@ export function ruleRoutes(app: FastifyInstance, { store }: ApiDeps): void {
     { schema: { tags, summary: 'One rule', querystring: sessionQuery } },
     async (req) =>
       ruleView(
-        await store.requireRule(
+        await store.rules.require(
           caller(req).id,
           req.params.projectId,
           req.params.endpointId,
@@ -84,11 +84,11 @@ export function ruleRoutes(app: FastifyInstance, { store }: ApiDeps): void {
   const update = async (req: { params: RP; body: Json } & Parameters<typeof caller>[0]) => {
     const me = caller(req);
     const { projectId, endpointId, ruleId } = req.params;
-    const current = await store.requireRule(me.id, projectId, endpointId, ruleId);
+    const current = await store.rules.require(me.id, projectId, endpointId, ruleId);
     const next = validateRule(req.body, current);
     const responseChanged =
       req.body.response !== undefined && JSON.stringify(next.response) !== JSON.stringify(current.response);
-    return ruleView(await store.updateRule(me.id, projectId, endpointId, ruleId, next, responseChanged));
+    return ruleView(await store.rules.update(me.id, projectId, endpointId, ruleId, next, responseChanged));
   };
   app.put<{ Params: RP; Body: Json }>(`${base}/:ruleId`, { schema: { tags, body: RulePatch } }, update);
   app.patch<{ Params: RP; Body: Json }>(
@@ -98,7 +98,7 @@ export function ruleRoutes(app: FastifyInstance, { store }: ApiDeps): void {
   );
 
   app.delete<{ Params: RP }>(`${base}/:ruleId`, { schema: { tags } }, async (req, reply) => {
-    await store.deleteRule(caller(req).id, req.params.projectId, req.params.endpointId, req.params.ruleId);
+    await store.rules.delete(caller(req).id, req.params.projectId, req.params.endpointId, req.params.ruleId);
     reply.code(204).send();
   });
 
@@ -113,7 +113,7 @@ export function ruleRoutes(app: FastifyInstance, { store }: ApiDeps): void {
     },
     async (req) =>
       ruleView(
-        await store.resetRule(
+        await store.rules.reset(
           caller(req).id,
           req.params.projectId,
           req.params.endpointId,

@@ -10,7 +10,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { AppError, type ErrorDetail, validationError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/index.js';
 import type { Action, Condition, HttpMethod, Project, RuleResponse } from './model.js';
 import { EndpointBody, LIMITS, RuleBody } from './schemas.js';
 import { type EndpointInput, type RuleInput, validateEndpoint, validateProject, validateRule } from './validate.js';
@@ -83,8 +83,8 @@ export async function exportProject(
   projectId: string,
   opts: { storage: boolean },
 ): Promise<ExportDocument> {
-  const project = await store.requireProject(ownerId, projectId);
-  const endpoints = await store.listEndpoints(ownerId, projectId);
+  const project = await store.projects.require(ownerId, projectId);
+  const endpoints = await store.endpoints.list(ownerId, projectId);
   const doc: ExportDocument = {
     mockyard: EXPORT_VERSION,
     exportedAt: new Date().toISOString(),
@@ -93,7 +93,7 @@ export async function exportProject(
   };
   const storage: Record<string, Record<string, string>> = {};
   for (const e of endpoints) {
-    const rules = await store.listRules(ownerId, projectId, e.id);
+    const rules = await store.rules.list(ownerId, projectId, e.id);
     doc.endpoints.push({
       method: e.method,
       path: e.path,
@@ -110,7 +110,7 @@ export async function exportProject(
       })),
     });
     if (opts.storage) {
-      const values = await store.getStorage(ownerId, projectId, e.id, '');
+      const values = await store.storage.get(ownerId, projectId, e.id, '');
       if (Object.keys(values).length > 0) storage[storageKey(e.method, e.path)] = { ...values };
     }
   }
@@ -221,19 +221,19 @@ export async function importProject(
   limits: { rulesPerEndpoint: number; projectsPerUser: number },
 ): Promise<Project> {
   const { rulesPerEndpoint } = limits;
-  const project = await store.createProject(
+  const project = await store.projects.create(
     ownerId,
     { name: checked.name, fallbackUrl: checked.fallbackUrl },
     limits.projectsPerUser,
   );
   try {
     for (const e of checked.endpoints) {
-      const endpoint = await store.createEndpoint(ownerId, project.id, e.input);
-      for (const r of e.rules) await store.createRule(ownerId, project.id, endpoint.id, r, rulesPerEndpoint);
-      if (e.storage.length > 0) await store.hotUpdateStorage(endpoint.id, '', () => e.storage);
+      const endpoint = await store.endpoints.create(ownerId, project.id, e.input);
+      for (const r of e.rules) await store.rules.create(ownerId, project.id, endpoint.id, r, rulesPerEndpoint);
+      if (e.storage.length > 0) await store.hot.updateStorage(endpoint.id, '', () => e.storage);
     }
   } catch (err) {
-    await store.deleteProject(ownerId, project.id).catch(() => {});
+    await store.projects.delete(ownerId, project.id).catch(() => {});
     throw err;
   }
   return project;

@@ -3,8 +3,8 @@
  * sequences. Built once per configuration version; the hot path only runs what is built here.
  */
 import type { RuleRecord, RuleTrace, Step } from '../domain/model.js';
-import type { ProjectConfig } from '../store/store.js';
 import { type CompiledCondition, compileCondition } from './conditions.js';
+import type { ProjectConfig } from './ports.js';
 import { answerHeaders, type OutHeaders, sendableHeaderValue } from './respond.js';
 import { Router } from './router.js';
 import { compileSequence, type Sequence } from './sequence.js';

@@ -6,24 +6,29 @@
 import { EventEmitter } from 'node:events';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { Store } from '../store/store.js';
 import type { Egress } from './egress.js';
 import { Engine } from './engine.js';
+import type { RuntimeStore } from './ports.js';
 
 function fakeStore() {
   const calls = { load: 0, slug: 0 };
   const store = Object.assign(new EventEmitter(), {
-    loadProjectConfig: async () => {
-      calls.load++;
-      return null;
+    mockConfig: {
+      load: async () => {
+        calls.load++;
+        return null;
+      },
     },
-    projectIdBySlug: async () => {
-      calls.slug++;
-      return null;
+    projects: {
+      idBySlug: async () => {
+        calls.slug++;
+        return null;
+      },
     },
-    forgetSession: async () => {},
+    mockSessions: { forget: async () => {} },
+    hot: {} as RuntimeStore['hot'],
   });
-  return { store: store as unknown as Store, calls };
+  return { store: store as EventEmitter & RuntimeStore, calls };
 }
 
 const egress = {} as Egress;

@@ -7,12 +7,12 @@
 import type { Logger } from 'pino';
 import { type Caps, DEFAULT_CAPS } from '../config.js';
 import type { ActionOutcome, RuleTrace } from '../domain/model.js';
-import type { Store } from '../store/store.js';
 import type { CompiledEndpoint, CompiledProject, CompiledRule, StepOutcome } from './compile.js';
 import { compileProject } from './compile.js';
 import { evaluateConditions } from './conditions.js';
 import type { MockContext } from './context.js';
 import { type Egress, EgressError, type EgressResponse, HOP_HEADER } from './egress.js';
+import type { RuntimeStore } from './ports.js';
 import { SessionTracker } from './sessions.js';
 import { drive, type Steps } from './steps.js';
 import { CapExceeded } from './template.js';
@@ -89,7 +89,7 @@ export interface Evaluation {
 }
 
 export interface EngineDeps {
-  store: Store;
+  store: RuntimeStore;
   egress: Egress;
   log: Logger;
   /** output and state caps (CONTRACT §10); the defaults when not given */
@@ -154,7 +154,9 @@ export class Engine {
     this.misses = new MissCache(this.now);
     this.slugMisses = new MissCache(this.now);
     this.sessions = new SessionTracker(this.caps.sessionsPerProject, (projectId, session) => {
-      deps.store.forgetSession(projectId, session).catch((err) => deps.log.warn({ err }, 'session not forgotten'));
+      deps.store.mockSessions
+        .forget(projectId, session)
+        .catch((err) => deps.log.warn({ err }, 'session not forgotten'));
     });
     deps.store.on('change', (projectId: string) => this.invalidate(projectId));
   }
@@ -187,7 +189,7 @@ export class Engine {
     const id = this.slugs.get(slug);
     if (id !== undefined) return this.project(id);
     if (slug === '' || this.slugMisses.has(slug)) return null;
-    return this.deps.store.projectIdBySlug(slug).then((found) => {
+    return this.deps.store.projects.idBySlug(slug).then((found) => {
       if (found === null) {
         this.slugMisses.add(slug);
         return null;
@@ -206,7 +208,7 @@ export class Engine {
     let p = this.loading.get(projectId);
     if (!p) {
       const gen = this.generation.get(projectId) ?? 0;
-      p = this.deps.store.loadProjectConfig(projectId).then(
+      p = this.deps.store.mockConfig.load(projectId).then(
         (cfg) => {
           const compiled = cfg ? compileProject(cfg) : null;
           if ((this.generation.get(projectId) ?? 0) === gen) {
@@ -257,7 +259,7 @@ export class Engine {
     const eid = ep.id;
     let actions = NO_ACTIONS;
     const traces: RuleTrace[] = [];
-    if (ep.readsStorage) ctx.storage = (yield store.hotStorage(eid, session)) as Map<string, string>;
+    if (ep.readsStorage) ctx.storage = (yield store.hot.storage(eid, session)) as Map<string, string>;
     let deadline = 0;
     let stopped = false;
 
@@ -281,7 +283,7 @@ export class Engine {
             actions.push(OK[a.type]);
           } else if (a.type === 'store_variable') {
             // render and write under the endpoint's storage lock, so concurrent appends lose nothing
-            ctx.storage = (yield store.hotUpdateStorage(eid, session, (current) => {
+            ctx.storage = (yield store.hot.updateStorage(eid, session, (current) => {
               ctx.storage = current;
               const value = a.value(ctx);
               checkStored(this.caps, current, a.name, value);
@@ -328,7 +330,7 @@ export class Engine {
         }
       }
       if (rule.outcomes && rule.sequence) {
-        const hits = rule.counted ? ((yield store.hotHit(rule.id, session)) as number) : 1;
+        const hits = rule.counted ? ((yield store.hot.hit(rule.id, session)) as number) : 1;
         return { outcome: rule.outcomes[rule.sequence.stepFor(hits - 1)], actions, rules: traces };
       }
     }

@@ -10,7 +10,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabase, type TestDatabase } from '../../test/helpers/databases.js';
 import { seqId } from '../store/ids.js';
-import { Store } from '../store/store.js';
+import { openStore, type Store } from '../store/index.js';
 import { headersFromRaw } from './context.js';
 import { FLOOD_WRITE_MS, type LogRecord, RequestLog } from './request-log.js';
 
@@ -44,16 +44,16 @@ describe.each(DIALECTS)('RequestLog on %s', (dialect) => {
   const log = pino({ level: 'silent' });
   beforeAll(async () => {
     db = await freshDatabase(dialect);
-    store = await Store.open(db.url);
-    owner = (await store.createUser(`log-${dialect}@example.com`, 'x')).id;
+    store = await openStore(db.url);
+    owner = (await store.users.create(`log-${dialect}@example.com`, 'x')).id;
   });
   afterAll(async () => {
     await store?.close();
     await db?.drop();
   });
 
-  const project = async () => (await store.createProject(owner, { name: 'p' })).id;
-  const written = async (projectId: string) => (await store.listLog(owner, projectId, 500)).map(name).reverse();
+  const project = async () => (await store.projects.create(owner, { name: 'p' })).id;
+  const written = async (projectId: string) => (await store.logs.list(owner, projectId, 500)).map(name).reverse();
 
   it('writes the newest entries of each project, oldest first, and counts the ones it skipped', async () => {
     const a = await project();

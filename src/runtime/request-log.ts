@@ -14,8 +14,8 @@
 import type { Logger } from 'pino';
 import type { RequestLogEntry } from '../domain/model.js';
 import { seqId } from '../store/ids.js';
-import type { Store } from '../store/store.js';
 import { headersFromRaw } from './context.js';
+import type { LogStore } from './ports.js';
 
 type Listener = (entry: RequestLogEntry) => void;
 
@@ -284,7 +284,7 @@ export class RequestLog {
   coalesced = 0;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: LogStore,
     private readonly log: Logger,
     private readonly opts: RequestLogOptions,
   ) {}
@@ -294,7 +294,7 @@ export class RequestLog {
     this.timer = setInterval(() => void this.flush(false), every);
     this.timer.unref();
     if (this.opts.shared) {
-      this.lastSeq = await this.store.maxLogSeq();
+      this.lastSeq = await this.store.logs.maxSeq();
       this.pollTimer = setInterval(() => void this.poll(), 250);
       this.pollTimer.unref();
     }
@@ -342,7 +342,7 @@ export class RequestLog {
   /** Newest first; flushes this process's queue first so a read sees every answered request. */
   async list(ownerId: string, projectId: string, limit: number): Promise<RequestLogEntry[]> {
     await this.flush();
-    const rows = await this.store.listLog(ownerId, projectId, limit);
+    const rows = await this.store.logs.list(ownerId, projectId, limit);
     return rows.map(({ seq: _seq, ...e }) => e);
   }
 
@@ -371,12 +371,12 @@ export class RequestLog {
     if (batch.length === 0) return Promise.resolve();
     this.flushing = (async () => {
       try {
-        await this.store.appendLog(batch);
+        await this.store.hot.appendLog(batch);
         for (const [projectId, n] of this.touched) {
           // trim a project once it may have grown past the limit by a tenth
           if (n >= Math.max(50, keep / 10)) {
             this.touched.delete(projectId);
-            await this.store.trimLog(projectId, keep);
+            await this.store.logs.trim(projectId, keep);
           }
         }
       } catch (err) {
@@ -406,14 +406,14 @@ export class RequestLog {
         // Nobody listens: only keep the watermark current (one index lookup), so that a new
         // subscriber gets every entry committed after it subscribed. Setting the watermark at
         // subscription time instead would race with other processes' flushes.
-        this.lastSeq = await this.store.maxLogSeq();
+        this.lastSeq = await this.store.logs.maxSeq();
         this.gaps.clear();
         return;
       }
       const now = Date.now();
       for (const [seq, since] of this.gaps) if (now - since > GAP_WAIT_MS) this.gaps.delete(seq);
       for (let i = 0; i < 10; i++) {
-        const rows = await this.store.logSince(this.lastSeq, 500, i === 0 ? [...this.gaps.keys()] : []);
+        const rows = await this.store.logs.since(this.lastSeq, 500, i === 0 ? [...this.gaps.keys()] : []);
         for (const r of rows) {
           if (r.seq > this.lastSeq) {
             for (let s = Math.max(this.lastSeq + 1, r.seq - MAX_GAPS); s < r.seq; s++) this.gaps.set(s, now);

@@ -5,7 +5,7 @@
  * SQLite (synchronous) is answered in the same tick it arrived in — no promise, no microtask —
  * while one that waits for PostgreSQL, a webhook or a delay runs the same code asynchronously.
  *
- *   function* load(): Steps<number> { const n = (yield store.hotHit(id, '')) as number; return n + 1; }
+ *   function* load(): Steps<number> { const n = (yield store.hot.hit(id, '')) as number; return n + 1; }
  */
 export type Steps<T> = Generator<unknown, T, unknown>;
 

@@ -7,7 +7,7 @@
 
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Store } from './store.js';
+import type { Store } from './index.js';
 
 const CHANNEL = 'mockyard_changes';
 
@@ -133,7 +133,7 @@ export class ChangeFeed {
     try {
       const ids = [...cached.keys()];
       for (let i = 0; i < ids.length; i += 500) {
-        const now = await this.store.projectVersions(ids.slice(i, i + 500));
+        const now = await this.store.mockConfig.versions(ids.slice(i, i + 500));
         for (const id of ids.slice(i, i + 500)) {
           if (now.get(id) !== cached.get(id)) this.opts.invalidate(id);
         }

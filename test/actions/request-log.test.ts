@@ -203,7 +203,7 @@ for (const dialect of DIALECTS) {
         expect(r.json).toHaveLength(500);
       }
       // the API never shows more than 500, so read what is kept from the server's own store
-      const kept = await server.running.store.listLog(f.id, f.pid, 10_000);
+      const kept = await server.running.store.logs.list(f.id, f.pid, 10_000);
       const seen = new Set(kept.map((e) => Number(e.query.slice(2))));
       const missing = Array.from({ length: 1000 }, (_, k) => 100 + k).filter((i) => !seen.has(i));
       expect(missing).toEqual([]);

@@ -213,7 +213,7 @@ describe.each(DIALECTS)('auth and service basics on %s', (dialect) => {
       }
       // expired: a session whose expiry has passed
       const expired = `expired-${randomBytes(16).toString('hex')}`;
-      await s.running.store.createSession(hashToken(expired), u.id, new Date(Date.now() - 1000));
+      await s.running.store.loginTokens.create(hashToken(expired), u.id, new Date(Date.now() - 1000));
       expectError(await c.api('GET', '/api/auth/me', undefined, expired), 401, 'unauthorized');
       expectError(await c.api('GET', '/api/projects', undefined, expired), 401, 'unauthorized');
       // the real token still works

@@ -148,17 +148,17 @@ for (const dialect of DIALECTS) {
     /** The caller's whole tree, read straight from the store (one process, no HTTP round trips). */
     async function snapshot(): Promise<string> {
       const store = srv.running.store;
-      const projects = await store.listProjects(uid);
+      const projects = await store.projects.list(uid);
       const tree = await Promise.all(
         projects.map(async (p) => {
-          const endpoints = await store.listEndpoints(uid, p.id);
+          const endpoints = await store.endpoints.list(uid, p.id);
           return {
             p,
             endpoints: await Promise.all(
               endpoints.map(async (e) => ({
                 e,
-                rules: await store.listRules(uid, p.id, e.id),
-                storage: await store.getStorage(uid, p.id, e.id, ''),
+                rules: await store.rules.list(uid, p.id, e.id),
+                storage: await store.storage.get(uid, p.id, e.id, ''),
               })),
             ),
           };

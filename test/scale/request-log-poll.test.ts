@@ -8,8 +8,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../src/domain/model.js';
+import type { LogStore } from '../../src/runtime/ports.js';
 import { RequestLog } from '../../src/runtime/request-log.js';
-import type { Store } from '../../src/store/store.js';
 
 interface Row {
   seq: number;
@@ -35,19 +35,21 @@ function entry(id: string): RequestLogEntry {
   };
 }
 
-/** The slice of Store the poller uses, over an in-memory table of committed rows. */
-function fakeStore(rows: Row[]) {
-  const store = {
-    maxLogSeq: async () => rows.reduce((m, r) => Math.max(m, r.seq), 0),
-    logSince: async (after: number, limit: number, also: number[] = []) =>
-      rows
-        .filter((r) => r.seq > after || also.includes(r.seq))
-        .sort((x, y) => x.seq - y.seq)
-        .slice(0, limit),
-    appendLog: async () => {},
-    trimLog: async () => {},
+/** The request log's port (LogStore) over an in-memory table of committed rows. */
+function fakeStore(rows: Row[]): LogStore {
+  return {
+    hot: { appendLog: async () => {} },
+    logs: {
+      maxSeq: async () => rows.reduce((m, r) => Math.max(m, r.seq), 0),
+      since: async (after: number, limit: number, also: number[] = []) =>
+        rows
+          .filter((r) => r.seq > after || also.includes(r.seq))
+          .sort((x, y) => x.seq - y.seq)
+          .slice(0, limit),
+      trim: async () => {},
+      list: async () => [],
+    },
   };
-  return store as unknown as Store;
 }
 
 function newLog(rows: Row[]) {

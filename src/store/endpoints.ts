@@ -1,0 +1,131 @@
+/** Endpoints of a project, reached only through their owned project. */
+import type { Endpoint } from '../domain/model.js';
+import type { EndpointInput } from '../domain/validate.js';
+import { AppError } from '../errors.js';
+import type { StoreCore } from './core.js';
+import { isUniqueViolation } from './errors.js';
+import { newId, nowIso } from './ids.js';
+import type { Projects } from './projects.js';
+import { toEndpoint } from './rows.js';
+
+const routeTaken = () => new AppError('conflict', 'An endpoint with this method and path already exists');
+
+export class Endpoints {
+  constructor(
+    private readonly core: StoreCore,
+    private readonly projects: Projects,
+  ) {}
+
+  async list(ownerId: string, projectId: string): Promise<Endpoint[]> {
+    await this.projects.require(ownerId, projectId);
+    const rows = await this.core.db
+      .selectFrom('endpoints')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('seq')
+      .execute();
+    return rows.map(toEndpoint);
+  }
+
+  count(projectId: string): Promise<number> {
+    return this.core.count(this.core.db, 'endpoints', 'project_id', projectId);
+  }
+
+  /**
+   * Creates an endpoint unless the project already has `limit`: counted in the inserting
+   * transaction under a lock on the project's row, so concurrent creates cannot pass the limit.
+   */
+  async create(
+    ownerId: string,
+    projectId: string,
+    e: EndpointInput,
+    limit = Number.POSITIVE_INFINITY,
+  ): Promise<Endpoint> {
+    await this.projects.require(ownerId, projectId);
+    const { db } = this.core;
+    const at = nowIso();
+    const row = {
+      id: newId(),
+      project_id: projectId,
+      method: e.method,
+      path: e.path,
+      route_key: e.routeKey,
+      status_code: e.statusCode,
+      response_body: e.responseBody,
+      content_type: e.contentType,
+      created_at: at,
+      updated_at: at,
+    };
+    try {
+      await db.transaction().execute(async (trx) => {
+        await this.core.underLimit(
+          trx,
+          { table: 'projects', id: projectId },
+          { table: 'endpoints', column: 'project_id' },
+          limit,
+          () => new AppError('limit_exceeded', `At most ${limit} endpoints per project`),
+        );
+        await trx.insertInto('endpoints').values(row).execute();
+        await this.core.bump(trx, projectId);
+      });
+    } catch (err) {
+      throw isUniqueViolation(err) ? routeTaken() : err;
+    }
+    this.core.changed(projectId);
+    return toEndpoint({ ...row, seq: 0 });
+  }
+
+  async get(ownerId: string, projectId: string, endpointId: string): Promise<Endpoint | null> {
+    const r = await this.core.db
+      .selectFrom('endpoints')
+      .innerJoin('projects', 'projects.id', 'endpoints.project_id')
+      .selectAll('endpoints')
+      .where('endpoints.id', '=', endpointId)
+      .where('endpoints.project_id', '=', projectId)
+      .where('projects.owner_id', '=', ownerId)
+      .executeTakeFirst();
+    return r ? toEndpoint(r) : null;
+  }
+
+  async require(ownerId: string, projectId: string, endpointId: string): Promise<Endpoint> {
+    const e = await this.get(ownerId, projectId, endpointId);
+    if (!e) throw new AppError('not_found', 'No such endpoint');
+    return e;
+  }
+
+  async update(ownerId: string, projectId: string, endpointId: string, next: EndpointInput): Promise<Endpoint> {
+    await this.require(ownerId, projectId, endpointId);
+    try {
+      await this.core.db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('endpoints')
+          .set({
+            method: next.method,
+            path: next.path,
+            route_key: next.routeKey,
+            status_code: next.statusCode,
+            response_body: next.responseBody,
+            content_type: next.contentType,
+            updated_at: nowIso(),
+          })
+          .where('id', '=', endpointId)
+          .where('project_id', '=', projectId)
+          .execute();
+        await this.core.bump(trx, projectId);
+      });
+    } catch (err) {
+      throw isUniqueViolation(err) ? routeTaken() : err;
+    }
+    this.core.changed(projectId);
+    return this.require(ownerId, projectId, endpointId);
+  }
+
+  async delete(ownerId: string, projectId: string, endpointId: string): Promise<void> {
+    await this.require(ownerId, projectId, endpointId);
+    await this.core.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('endpoints').where('id', '=', endpointId).where('project_id', '=', projectId).execute();
+      await this.core.bump(trx, projectId);
+    });
+    this.core.changed(projectId);
+  }
+}

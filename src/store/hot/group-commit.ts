@@ -1,0 +1,94 @@
+/**
+ * Group commit: the writes that the requests of one event-loop turn ask for are committed together
+ * at the end of the turn (setImmediate), and each request gets its result — and so sends its
+ * answer — only after that commit. As durable as a commit per request, for a fraction of the cost
+ * under load. Hits of one rule and session in one turn are one group: one statement adds them
+ * all, and the n requests get the n consecutive counts in the order they asked.
+ *
+ * The scheduler is shared; what a commit does is the dialect's (sqlite.ts, postgres.ts). A commit
+ * must settle every op and group it is given; one that throws fails all of them.
+ */
+
+interface Waiter<T> {
+  resolve: (v: T) => void;
+  reject: (e: unknown) => void;
+}
+
+/** The requests of one turn that count a hit of one rule in one session. */
+export interface HitGroup {
+  readonly ruleId: string;
+  readonly session: string;
+  readonly waiters: Waiter<number>[];
+}
+
+export interface PendingOp {
+  readonly op: () => unknown;
+  readonly resolve: (v: unknown) => void;
+  readonly reject: (e: unknown) => void;
+}
+
+export const hitKey = (ruleId: string, session: string) => `${ruleId}\u0000${session}`;
+
+/** The group's hits were added and the counter is now `total`: its waiters get the last n counts, in order. */
+export function settleHitGroup(group: HitGroup, total: number): void {
+  const first = total - group.waiters.length + 1;
+  for (let i = 0; i < group.waiters.length; i++) group.waiters[i].resolve(first + i);
+}
+
+export function failHitGroup(group: HitGroup, err: unknown): void {
+  for (const w of group.waiters) w.reject(err);
+}
+
+export class GroupCommit {
+  private ops: PendingOp[] = [];
+  private hits = new Map<string, HitGroup>();
+  private scheduled = false;
+
+  constructor(private readonly commit: (ops: PendingOp[], hits: HitGroup[]) => void | Promise<void>) {}
+
+  /** Joins this turn's group of hits of the rule in the session. */
+  hit(ruleId: string, session: string): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      const key = hitKey(ruleId, session);
+      let group = this.hits.get(key);
+      if (!group) {
+        group = { ruleId, session, waiters: [] };
+        this.hits.set(key, group);
+      }
+      group.waiters.push({ resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Runs `op` in this turn's commit. */
+  run<T>(op: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.ops.push({ op, resolve: resolve as (v: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    const ops = this.ops;
+    const hits = [...this.hits.values()];
+    this.ops = [];
+    this.hits = new Map();
+    this.scheduled = false;
+    const failAll = (err: unknown) => {
+      for (const o of ops) o.reject(err);
+      for (const g of hits) failHitGroup(g, err);
+    };
+    try {
+      const done = this.commit(ops, hits);
+      if (done) done.catch(failAll);
+    } catch (err) {
+      failAll(err);
+    }
+  }
+}

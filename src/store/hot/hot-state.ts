@@ -1,0 +1,34 @@
+/**
+ * The mock hot path's writes and reads of state — hit counters, storage, the request log — behind
+ * one interface with a SQLite and a PostgreSQL implementation (sqlite.ts, postgres.ts). Methods
+ * take no owner: the mock URL is public, and they are keyed by ids the runtime got from the
+ * project's compiled snapshot.
+ */
+import type { RequestLogEntry } from '../../domain/model.js';
+
+/** Computes the values to store from the endpoint's current storage (run under its lock). */
+export type StorageWrite = (current: Map<string, string>) => [string, string][];
+
+export interface LogRow {
+  projectId: string;
+  entry: RequestLogEntry;
+}
+
+export interface HotState {
+  /**
+   * Counts one more hit of a rule in a session and answers the new count: exact under any
+   * concurrency and on any number of processes (the hits of one event-loop turn are added by one
+   * statement, and the requests get consecutive counts in the order they asked).
+   */
+  hit(ruleId: string, session: string): Promise<number>;
+  /** The endpoint's stored values in a session (synchronous on SQLite). */
+  storage(endpointId: string, session: string): Map<string, string> | Promise<Map<string, string>>;
+  /**
+   * Reads the endpoint's storage, lets `write` compute values from it, and stores them, atomically
+   * with respect to every other writer of that endpoint's storage (an append or counter pattern
+   * loses nothing). Answers the storage after the write. A `write` that throws stores nothing.
+   */
+  updateStorage(endpointId: string, session: string, write: StorageWrite): Promise<Map<string, string>>;
+  /** Writes a batch of request-log entries; entries of a project deleted meanwhile are dropped. */
+  appendLog(rows: LogRow[]): void | Promise<void>;
+}

@@ -1,0 +1,119 @@
+/**
+ * HotState on PostgreSQL (pg pool). Hits of a turn: one `unnest` upsert for all rules and sessions
+ * (group-commit.ts), each rule counted alone when the batch fails (e.g. a rule deleted meanwhile).
+ * Storage updates: a transaction holding an advisory lock on (endpoint, session), queued per
+ * endpoint and session in the process so that at most one pooled connection per key waits for
+ * the cross-process lock and a hot endpoint cannot take the whole pool from the rest of the
+ * traffic. The request log: multi-row inserts of up to 500 entries.
+ */
+import type pg from 'pg';
+import { failHitGroup, GroupCommit, type HitGroup, hitKey, settleHitGroup } from './group-commit.js';
+import type { HotState, LogRow, StorageWrite } from './hot-state.js';
+import { HIT_CONFLICT, logArgs, logInsert, numbered, STORAGE_READ, STORAGE_UPSERT } from './statements.js';
+
+const HIT_BATCH = `INSERT INTO rule_hits (rule_id, session, hits, touched_at)
+  SELECT t.r, t.s, t.c, $4 FROM unnest($1::text[], $2::text[], $3::int[]) AS t(r, s, c)
+  ${HIT_CONFLICT} RETURNING rule_id, session, hits`;
+const READ = numbered(STORAGE_READ);
+const UPSERT = numbered(STORAGE_UPSERT);
+/** 500 rows × 5 parameters: far below PostgreSQL's 65,535 parameters per statement */
+const PG_LOG_CHUNK = 500;
+
+const toMap = (rows: { name: string; value: string }[]) => new Map(rows.map((x) => [x.name, x.value]));
+
+export class PostgresHot implements HotState {
+  private readonly commits = new GroupCommit((_ops, hits) => this.commitHits(hits));
+  /** Tail of the queue of storage updates per endpoint and session in this process. */
+  private readonly storageQueues = new Map<string, Promise<unknown>>();
+  private readonly logStatements = new Map<number, string>();
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  hit(ruleId: string, session: string): Promise<number> {
+    return this.commits.hit(ruleId, session);
+  }
+
+  private async commitHits(groups: HitGroup[]): Promise<void> {
+    const run = async (batch: HitGroup[]) => {
+      const r = await this.pool.query(HIT_BATCH, [
+        batch.map((g) => g.ruleId),
+        batch.map((g) => g.session),
+        batch.map((g) => g.waiters.length),
+        Date.now(),
+      ]);
+      const totals = new Map<string, number>();
+      for (const row of r.rows as { rule_id: string; session: string; hits: string | number }[]) {
+        totals.set(hitKey(row.rule_id, row.session), Number(row.hits));
+      }
+      for (const g of batch) {
+        const total = totals.get(hitKey(g.ruleId, g.session));
+        if (total === undefined) throw new Error('hit counter row missing');
+        settleHitGroup(g, total);
+      }
+    };
+    try {
+      await run(groups);
+    } catch {
+      // e.g. one rule was deleted meanwhile (foreign key): count each rule on its own
+      for (const g of groups) await run([g]).catch((err) => failHitGroup(g, err));
+    }
+  }
+
+  storage(endpointId: string, session: string): Promise<Map<string, string>> {
+    return this.pool.query(READ, [endpointId, session]).then((r) => toMap(r.rows));
+  }
+
+  updateStorage(endpointId: string, session: string, write: StorageWrite): Promise<Map<string, string>> {
+    const key = `storage:${endpointId}:${session}`;
+    const locked = () => this.updateLocked(key, endpointId, session, write);
+    const mine = (this.storageQueues.get(key) ?? Promise.resolve()).then(locked, locked);
+    this.storageQueues.set(key, mine);
+    const forget = () => {
+      if (this.storageQueues.get(key) === mine) this.storageQueues.delete(key);
+    };
+    mine.then(forget, forget);
+    return mine;
+  }
+
+  private async updateLocked(
+    key: string,
+    endpointId: string,
+    session: string,
+    write: StorageWrite,
+  ): Promise<Map<string, string>> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+      const current = toMap((await client.query(READ, [endpointId, session])).rows);
+      const now = Date.now();
+      for (const [name, value] of write(current)) {
+        await client.query(UPSERT, [endpointId, session, name, value, now]);
+        current.set(name, value);
+      }
+      await client.query('COMMIT');
+      return current;
+    } catch (e) {
+      // a client that cannot even roll back is discarded, not given back to the pool
+      await client.query('ROLLBACK').catch((err: Error) => {
+        broken = err;
+      });
+      throw e;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async appendLog(rows: LogRow[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += PG_LOG_CHUNK) {
+      const chunk = rows.slice(i, i + PG_LOG_CHUNK);
+      let text = this.logStatements.get(chunk.length);
+      if (text === undefined) {
+        text = numbered(logInsert(chunk.length));
+        if (this.logStatements.size < 64) this.logStatements.set(chunk.length, text);
+      }
+      await this.pool.query(text, logArgs(chunk));
+    }
+  }
+}

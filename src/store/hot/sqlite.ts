@@ -1,0 +1,109 @@
+/**
+ * HotState on SQLite (better-sqlite3): prepared statements on the store's one connection, the
+ * writes of a turn committed together (group-commit.ts) in one transaction, each op in a savepoint
+ * of its own so that one failing write fails alone.
+ *
+ * The invariant that keeps this safe on the shared connection: better-sqlite3 is synchronous, and
+ * every Kysely transaction of the store awaits only its own statements (microtasks), so it runs
+ * from BEGIN to COMMIT inside one macrotask; the group commit runs in a setImmediate callback, a
+ * macrotask of its own, and so never finds the connection inside another transaction. Were a
+ * transaction to await real I/O between its statements, better-sqlite3 would nest the group
+ * commit as a savepoint of it — answered requests could then be rolled back with it. The commit
+ * checks `inTransaction` and waits a turn rather than nest, so even that mistake costs latency,
+ * not durability.
+ */
+import type SqliteDatabase from 'better-sqlite3';
+import { failHitGroup, GroupCommit, type HitGroup, type PendingOp, settleHitGroup } from './group-commit.js';
+import type { HotState, LogRow, StorageWrite } from './hot-state.js';
+import { HIT_UPSERT, LOG_CHUNK, logArgs, logInsert, STORAGE_READ, STORAGE_UPSERT } from './statements.js';
+
+export class SqliteHot implements HotState {
+  private readonly hitStmt: SqliteDatabase.Statement;
+  private readonly readStmt: SqliteDatabase.Statement;
+  private readonly upsertStmt: SqliteDatabase.Statement;
+  private readonly groupTx: (body: () => void) => void;
+  private readonly savepoint: <T>(op: () => T) => T;
+  private readonly updateTx: (endpointId: string, session: string, write: StorageWrite) => Map<string, string>;
+  private readonly commits: GroupCommit;
+  readonly appendLog: (rows: LogRow[]) => void;
+
+  constructor(private readonly db: SqliteDatabase.Database) {
+    this.hitStmt = db.prepare(HIT_UPSERT);
+    this.readStmt = db.prepare(STORAGE_READ);
+    this.upsertStmt = db.prepare(STORAGE_UPSERT);
+    const logOne = db.prepare(logInsert(1));
+    const logChunk = db.prepare(logInsert(LOG_CHUNK));
+    this.appendLog = db.transaction((rows: LogRow[]) => {
+      let i = 0;
+      for (; i + LOG_CHUNK <= rows.length; i += LOG_CHUNK) logChunk.run(logArgs(rows.slice(i, i + LOG_CHUNK)));
+      for (; i < rows.length; i++) logOne.run(logArgs([rows[i]]));
+    });
+    this.groupTx = db.transaction((body: () => void) => body());
+    this.savepoint = db.transaction(<T>(op: () => T): T => op()) as <T>(op: () => T) => T;
+    this.updateTx = db.transaction((endpointId: string, session: string, write: StorageWrite) => {
+      const current = this.storage(endpointId, session);
+      const now = Date.now();
+      for (const [name, value] of write(current)) {
+        this.upsertStmt.run(endpointId, session, name, value, now);
+        current.set(name, value);
+      }
+      return current;
+    });
+    this.commits = new GroupCommit((ops, hits) => this.commit(ops, hits));
+  }
+
+  private commit(ops: PendingOp[], hits: HitGroup[]): void {
+    if (this.db.inTransaction) {
+      // see the invariant above: never nest inside another transaction
+      setImmediate(() => this.commit(ops, hits));
+      return;
+    }
+    const results: { ok: boolean; value: unknown }[] = [];
+    try {
+      this.groupTx(() => {
+        for (const { op } of ops) {
+          try {
+            results.push({ ok: true, value: this.savepoint(op) });
+          } catch (err) {
+            results.push({ ok: false, value: err });
+          }
+        }
+        const now = Date.now();
+        for (const g of hits) {
+          try {
+            const row = this.savepoint(() => this.hitStmt.get(g.ruleId, g.session, g.waiters.length, now));
+            results.push({ ok: true, value: Number((row as { hits: number }).hits) });
+          } catch (err) {
+            results.push({ ok: false, value: err });
+          }
+        }
+      });
+    } catch (err) {
+      for (const o of ops) o.reject(err);
+      for (const g of hits) failHitGroup(g, err);
+      return;
+    }
+    for (let i = 0; i < ops.length; i++) {
+      if (results[i].ok) ops[i].resolve(results[i].value);
+      else ops[i].reject(results[i].value);
+    }
+    for (let j = 0; j < hits.length; j++) {
+      const { ok, value } = results[ops.length + j];
+      if (ok) settleHitGroup(hits[j], value as number);
+      else failHitGroup(hits[j], value);
+    }
+  }
+
+  hit(ruleId: string, session: string): Promise<number> {
+    return this.commits.hit(ruleId, session);
+  }
+
+  storage(endpointId: string, session: string): Map<string, string> {
+    const rows = this.readStmt.all(endpointId, session) as { name: string; value: string }[];
+    return new Map(rows.map((r) => [r.name, r.value]));
+  }
+
+  updateStorage(endpointId: string, session: string, write: StorageWrite): Promise<Map<string, string>> {
+    return this.commits.run(() => this.updateTx(endpointId, session, write));
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The hot path's SQL, written once for both databases. Statements use `?` placeholders;
+ * `numbered` turns them into PostgreSQL's `$1, $2, …`.
+ */
+
+/** `?` → `$1, $2, …` (no statement here has a `?` inside a string literal). */
+export function numbered(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+}
+
+/** Adds `hits` to a rule's counter in a session (creating it), answering the new total. */
+export const HIT_CONFLICT =
+  'ON CONFLICT (rule_id, session) DO UPDATE SET hits = rule_hits.hits + excluded.hits, touched_at = excluded.touched_at';
+
+export const HIT_UPSERT = `INSERT INTO rule_hits (rule_id, session, hits, touched_at) VALUES (?, ?, ?, ?) ${HIT_CONFLICT} RETURNING hits`;
+
+export const STORAGE_READ = 'SELECT name, value FROM storage WHERE endpoint_id = ? AND session = ?';
+
+export const STORAGE_UPSERT = `INSERT INTO storage (endpoint_id, session, name, value, touched_at) VALUES (?, ?, ?, ?, ?)
+  ON CONFLICT (endpoint_id, session, name) DO UPDATE SET value = excluded.value, touched_at = excluded.touched_at`;
+
+/** Request-log rows per statement (SQLite; PostgreSQL takes a larger chunk, see postgres.ts). */
+export const LOG_CHUNK = 64;
+
+/**
+ * `rows` request-log entries (id, project id, time, entry JSON, position) in one statement, in
+ * order (the position keeps it: a semi-join may reorder rows); rows of a project deleted
+ * meanwhile are dropped. VALUES names its columns column1… on both databases.
+ */
+export function logInsert(rows: number): string {
+  return `INSERT INTO request_log (id, project_id, at, entry)
+    SELECT column1, column2, column3, column4 FROM (VALUES ${Array(rows).fill('(?, ?, ?, ?, ?)').join(', ')}) AS v
+    WHERE column2 IN (SELECT id FROM projects) ORDER BY CAST(column5 AS INTEGER)`;
+}
+
+/** The bound parameters of `logInsert` for these rows. */
+export function logArgs(rows: readonly { projectId: string; entry: { id: string; at: string } }[]): string[] {
+  const out: string[] = [];
+  let n = 0;
+  for (const { projectId, entry } of rows) out.push(entry.id, projectId, entry.at, JSON.stringify(entry), String(n++));
+  return out;
+}

@@ -1,0 +1,153 @@
+/**
+ * The store: persistence on SQLite (better-sqlite3) or PostgreSQL (pg) through one Kysely
+ * codebase. `openStore(url)` is the only place a database is chosen; everything else asks the
+ * dialect's capabilities (dialect.ts). One aggregate per file, each reached as a field:
+ * `store.projects.create(…)`. Every aggregate method that reads or writes user data takes the
+ * owner's id first and filters on it. The mock hot path uses `store.hot` (HotState), which takes
+ * no owner (the mock URL is public) and is keyed by ids from the compiled snapshot.
+ *
+ * Events: 'change' (projectId) whenever a project's mock configuration or state changed.
+ */
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type pg from 'pg';
+import { StoreCore } from './core.js';
+import { type DialectCaps, POSTGRES, SQLITE } from './dialect.js';
+import { Endpoints } from './endpoints.js';
+import type { HotState } from './hot/hot-state.js';
+import { PostgresHot } from './hot/postgres.js';
+import { SqliteHot } from './hot/sqlite.js';
+import { LogEntries } from './log-entries.js';
+import { LoginTokens } from './login-tokens.js';
+import { migrate } from './migrations/index.js';
+import { MockConfig } from './mock-config.js';
+import { MockSessions } from './mock-sessions.js';
+import { Projects } from './projects.js';
+import { Rules } from './rules.js';
+import type { Database } from './schema.js';
+import { Storage } from './storage.js';
+import { Users } from './users.js';
+
+export type { ProjectConfig } from './mock-config.js';
+export type { UserWithHash } from './rows.js';
+
+export class Store extends EventEmitter {
+  readonly users: Users;
+  readonly loginTokens: LoginTokens;
+  readonly projects: Projects;
+  readonly endpoints: Endpoints;
+  readonly rules: Rules;
+  readonly storage: Storage;
+  readonly mockSessions: MockSessions;
+  readonly logs: LogEntries;
+  readonly mockConfig: MockConfig;
+  private hotState: HotState | null = null;
+
+  constructor(
+    readonly db: Kysely<Database>,
+    readonly dialect: DialectCaps,
+    private readonly makeHot: () => HotState,
+    /** the pg pool (PostgreSQL only), for LISTEN/NOTIFY */
+    readonly pgPool: pg.Pool | null = null,
+  ) {
+    super();
+    this.setMaxListeners(0);
+    const core = new StoreCore(db, dialect, this);
+    this.users = new Users(core);
+    this.loginTokens = new LoginTokens(core);
+    this.projects = new Projects(core);
+    this.endpoints = new Endpoints(core, this.projects);
+    this.rules = new Rules(core, this.endpoints);
+    this.storage = new Storage(core, this.endpoints);
+    this.mockSessions = new MockSessions(core, this.endpoints);
+    this.logs = new LogEntries(core, this.projects);
+    this.mockConfig = new MockConfig(core);
+  }
+
+  /** The mock hot path's state (made once the schema is up to date: its statements are prepared). */
+  get hot(): HotState {
+    this.hotState ??= this.makeHot();
+    return this.hotState;
+  }
+
+  /** Whether the database answers within `timeoutMs` (for /readyz: a hung database is not ready). */
+  async ping(timeoutMs = 2000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        sql`SELECT 1`.execute(this.db).then(() => true),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), timeoutMs);
+        }),
+      ]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}
+
+function openSqlite(file: string): Store {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  // WAL + NORMAL: a commit is in the WAL (OS page cache) before it returns, so it survives a
+  // process crash (SIGKILL); only an OS crash or power loss may lose the last commits.
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Store(db, SQLITE, () => new SqliteHot(sqlite));
+}
+
+async function openPostgres(url: string): Promise<Store> {
+  // loaded here, so a SQLite deployment does not carry the PostgreSQL driver in memory
+  const { default: pgLib } = await import('pg');
+  // Sized for a 2-core host: one event loop keeps a handful of short statements in flight, and
+  // PostgreSQL on two cores gains nothing from more concurrent backends; several processes (8
+  // each, plus one LISTEN connection) stay far below the server's default max_connections.
+  // Storage updates hold a connection while they wait for their endpoint's lock, so they are
+  // queued per endpoint in the process first (hot/postgres.ts).
+  const pool = new pgLib.Pool({
+    connectionString: url,
+    application_name: 'mockyard',
+    max: 8,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    // a transaction left open by a vanished client must not hold its locks for long
+    idle_in_transaction_session_timeout: 10_000,
+  });
+  pool.on('error', () => {
+    /* a broken idle client is dropped by the pool; queries report their own errors */
+  });
+  // A checked-out client whose connection breaks between two statements emits 'error' with no
+  // pool listener attached; without this the process would crash instead of answering 503.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Store(db, POSTGRES, () => new PostgresHot(pool), pool);
+}
+
+/**
+ * Opens the database named by `url` (`sqlite:<file>`, `sqlite::memory:`, `postgres://…`), brings
+ * its schema up to date, and gives projects made before mock hosts their slug.
+ */
+export async function openStore(url: string): Promise<Store> {
+  const store = url.startsWith('sqlite:') ? openSqlite(url.slice('sqlite:'.length)) : await openPostgres(url);
+  try {
+    await migrate(store.db as unknown as Kysely<unknown>, store.dialect);
+    await store.projects.backfillSlugs();
+  } catch (e) {
+    await store.close().catch(() => {});
+    throw e;
+  }
+  return store;
+}

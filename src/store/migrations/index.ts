@@ -1,0 +1,77 @@
+/**
+ * The schema as Kysely migrations, run by Kysely's Migrator when the store opens (with its
+ * migration lock: on PostgreSQL an advisory lock, so processes starting at once do not race).
+ * Each migration is written once for both databases; the few column types that differ come from
+ * the dialect's capabilities. Databases made by the hand-written runner of earlier versions
+ * (`schema_version`) are taken over as they are: the first migration only creates what is missing.
+ */
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import type { DialectCaps } from '../dialect.js';
+
+type AnyDb = Kysely<unknown>;
+
+const run = async (db: AnyDb, statements: string[]) => {
+  for (const s of statements) await sql.raw(s).execute(db);
+};
+
+function initial(d: DialectCaps): Migration {
+  const { serialPk, bool, bigint, true: yes } = d.ddl;
+  return {
+    up: (db) =>
+      run(db, [
+        `CREATE TABLE IF NOT EXISTS users (${serialPk}, id TEXT NOT NULL UNIQUE, email TEXT NOT NULL UNIQUE,
+          password_hash TEXT NOT NULL, plan TEXT NOT NULL DEFAULT 'free', created_at TEXT NOT NULL)`,
+        `CREATE TABLE IF NOT EXISTS sessions (token_hash TEXT PRIMARY KEY,
+          user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, created_at TEXT NOT NULL, expires_at TEXT NOT NULL)`,
+        'CREATE INDEX IF NOT EXISTS sessions_user ON sessions(user_id)',
+        `CREATE TABLE IF NOT EXISTS projects (${serialPk}, id TEXT NOT NULL UNIQUE,
+          owner_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, name TEXT NOT NULL, fallback_url TEXT,
+          version ${bigint} NOT NULL DEFAULT 1, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`,
+        'CREATE INDEX IF NOT EXISTS projects_owner ON projects(owner_id, seq)',
+        `CREATE TABLE IF NOT EXISTS endpoints (${serialPk}, id TEXT NOT NULL UNIQUE,
+          project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE, method TEXT NOT NULL, path TEXT NOT NULL,
+          route_key TEXT NOT NULL, status_code INTEGER NOT NULL, response_body TEXT NOT NULL, content_type TEXT NOT NULL,
+          created_at TEXT NOT NULL, updated_at TEXT NOT NULL, UNIQUE (project_id, method, route_key))`,
+        'CREATE INDEX IF NOT EXISTS endpoints_project ON endpoints(project_id, seq)',
+        `CREATE TABLE IF NOT EXISTS rules (${serialPk}, id TEXT NOT NULL UNIQUE,
+          endpoint_id TEXT NOT NULL REFERENCES endpoints(id) ON DELETE CASCADE, project_id TEXT NOT NULL,
+          name TEXT NOT NULL, priority INTEGER NOT NULL DEFAULT 0, active ${bool} NOT NULL DEFAULT ${yes},
+          conditions TEXT NOT NULL, response TEXT, actions TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`,
+        'CREATE INDEX IF NOT EXISTS rules_endpoint ON rules(endpoint_id, priority, seq)',
+        'CREATE INDEX IF NOT EXISTS rules_project ON rules(project_id)',
+        `CREATE TABLE IF NOT EXISTS rule_hits (rule_id TEXT NOT NULL REFERENCES rules(id) ON DELETE CASCADE,
+          session TEXT NOT NULL DEFAULT '', hits ${bigint} NOT NULL, touched_at ${bigint} NOT NULL,
+          PRIMARY KEY (rule_id, session))`,
+        `CREATE TABLE IF NOT EXISTS storage (endpoint_id TEXT NOT NULL REFERENCES endpoints(id) ON DELETE CASCADE,
+          session TEXT NOT NULL DEFAULT '', name TEXT NOT NULL, value TEXT NOT NULL, touched_at ${bigint} NOT NULL,
+          PRIMARY KEY (endpoint_id, session, name))`,
+        `CREATE TABLE IF NOT EXISTS request_log (${serialPk}, id TEXT NOT NULL,
+          project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE, at TEXT NOT NULL, entry TEXT NOT NULL)`,
+        'CREATE INDEX IF NOT EXISTS request_log_project ON request_log(project_id, seq)',
+      ]),
+  };
+}
+
+/** Mock hosts (CONTRACT §9): a unique slug per project; existing projects get one when the store opens. */
+const projectSlug: Migration = {
+  up: async (db) => {
+    const projects = (await db.introspection.getTables()).find((t) => t.name === 'projects');
+    if (!projects?.columns.some((c) => c.name === 'slug')) await run(db, ['ALTER TABLE projects ADD COLUMN slug TEXT']);
+    await run(db, ['CREATE UNIQUE INDEX IF NOT EXISTS projects_slug ON projects(slug)']);
+  },
+};
+
+/** The migrations in order: their names sort in the order they run. */
+export function migrations(d: DialectCaps): Record<string, Migration> {
+  return { '0001_initial': initial(d), '0002_project_slug': projectSlug };
+}
+
+/** Brings the database up to date; throws with the failing migration's error. */
+export async function migrate(db: AnyDb, d: DialectCaps): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(d) };
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'a migration';
+    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

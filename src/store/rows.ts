@@ -1,0 +1,54 @@
+/** Database rows → domain records (one mapper per table). */
+import type { Selectable } from 'kysely';
+import type { Endpoint, HttpMethod, Plan, Project, RuleRecord, User } from '../domain/model.js';
+import type { Database } from './schema.js';
+
+export type Row<T extends keyof Database> = Selectable<Database[T]>;
+
+export interface UserWithHash extends User {
+  passwordHash: string;
+}
+
+export const toProject = (r: Row<'projects'>): Project => ({
+  id: r.id,
+  name: r.name,
+  fallbackUrl: r.fallback_url ?? null,
+  slug: r.slug ?? '',
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export const toEndpoint = (r: Row<'endpoints'>): Endpoint => ({
+  id: r.id,
+  projectId: r.project_id,
+  method: r.method as HttpMethod,
+  path: r.path,
+  statusCode: Number(r.status_code),
+  responseBody: r.response_body,
+  contentType: r.content_type,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export const toRule = (r: Row<'rules'>, hits: number): RuleRecord => ({
+  id: r.id,
+  endpointId: r.endpoint_id,
+  projectId: r.project_id,
+  name: r.name,
+  priority: Number(r.priority),
+  active: r.active === true || r.active === 1,
+  conditions: JSON.parse(r.conditions),
+  response: r.response === null ? null : JSON.parse(r.response),
+  actions: JSON.parse(r.actions),
+  hits,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export const toUser = (r: Row<'users'>): UserWithHash => ({
+  id: r.id,
+  email: r.email,
+  plan: r.plan as Plan,
+  createdAt: r.created_at,
+  passwordHash: r.password_hash,
+});
