@@ -82,8 +82,8 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
   if (store.pgPool !== null) {
     feed = new ChangeFeed(store, {
       databaseUrl: config.databaseUrl,
-      cachedVersions: () => engine.cachedVersions(),
-      invalidate: (id) => engine.invalidate(id),
+      cachedVersions: () => engine.projects.cachedVersions(),
+      invalidate: (id) => engine.projects.invalidate(id),
       log,
     });
     await feed.start();

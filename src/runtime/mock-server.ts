@@ -115,21 +115,38 @@ function isoNow(): string {
   return lastIso;
 }
 
-/** The request as conditions and templates read it. */
-function requestView(req: IncomingMessage, entry: LogRecord, body: string): MockRequestView {
-  const view = new MockRequestView(entry.method, entry.path, entry.query, req.headers, req.rawHeaders);
-  view.body = body;
-  return view;
-}
+/** One mock request as it goes through the handler: the state its steps share. */
+class Exchange {
+  readonly started = performance.now();
+  /** the body as UTF-8 text ('' when none) and as received (the fallback proxy forwards it) */
+  bodyText = '';
+  rawBody: Buffer | null = null;
+  /** set once the project is known */
+  projectId = '';
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly entry: LogRecord,
+    /** `/m/<ref>`: a project id; on a mock host: null, and `slug` names the project */
+    readonly ref: string,
+    readonly slug: string | null,
+  ) {}
 
-type LoadedProject = CompiledProject | null;
+  /** The request as conditions and templates read it. */
+  view(): MockRequestView {
+    const { entry, req } = this;
+    const view = new MockRequestView(entry.method, entry.path, entry.query, req.headers, req.rawHeaders);
+    view.body = this.bodyText;
+    return view;
+  }
+}
 
 /**
  * The mock request handler. Written as plain functions that continue synchronously whenever what
  * they need is at hand (no body, the project's snapshot cached, SQLite): a fixed or templated
- * answer is written in the tick the request arrived in, without a promise, a generator or a
- * closure per request. A body, a project load, a rule evaluation that waits (PostgreSQL, a
- * webhook) or a delay continues through a promise.
+ * answer is written in the tick the request arrived in, without a promise or a generator. A body,
+ * a project load, a rule evaluation that waits (a counter, PostgreSQL, a webhook) or a delay
+ * continues through a promise.
  */
 export function createMockHandler(deps: MockServerDeps): MockHandler {
   const { engine, requestLog, log } = deps;
@@ -151,7 +168,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       }
     }
     const path = slash === -1 ? '/' : pathPart.slice(slash);
-    return begin(req, res, path, q === -1 ? '' : url.slice(q + 1), projectId ? () => engine.project(projectId) : null);
+    return begin(req, res, path, q === -1 ? '' : url.slice(q + 1), projectId, null);
   }
 
   /** `<path>?<query>` on a project's mock host */
@@ -159,7 +176,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    return begin(req, res, path || '/', q === -1 ? '' : url.slice(q + 1), () => engine.projectBySlug(slug));
+    return begin(req, res, path || '/', q === -1 ? '' : url.slice(q + 1), '', slug);
   }
 
   function begin(
@@ -167,9 +184,9 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     res: ServerResponse,
     path: string,
     query: string,
-    load: (() => LoadedProject | Promise<LoadedProject>) | null,
+    ref: string,
+    slug: string | null,
   ): void | Promise<void> {
-    const started = performance.now();
     const sessionHeader = req.headers[SESSION_HEADER];
     const entry: LogRecord = {
       seq: nextSeq(),
@@ -188,14 +205,17 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       rules: NO_TRACES,
     };
     if (typeof sessionHeader === 'string' && sessionHeader !== '') entry.session = sessionHeader.slice(0, 200);
+    const x = new Exchange(req, res, entry, ref, slug);
 
     const b = readBody(req);
-    if (typeof b === 'string') return withBody(req, res, entry, started, load, b, null);
+    if (typeof b === 'string') return withBody(x);
     return b.then(
       (raw) => {
         const text = raw.toString('utf8');
         entry.body = text.length > LOGGED_BODY_BYTES ? text.slice(0, LOGGED_BODY_BYTES) : text;
-        return withBody(req, res, entry, started, load, text, raw);
+        x.bodyText = text;
+        x.rawBody = raw;
+        return withBody(x);
       },
       (err) => {
         if (err instanceof BodyTooLarge)
@@ -205,55 +225,42 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     );
   }
 
-  function withBody(
-    req: IncomingMessage,
-    res: ServerResponse,
-    entry: LogRecord,
-    started: number,
-    load: (() => LoadedProject | Promise<LoadedProject>) | null,
-    bodyText: string,
-    rawBody: Buffer | null,
-  ): void | Promise<void> {
-    const project = load ? load() : null;
-    if (!(project instanceof Promise)) return serve(req, res, entry, started, bodyText, rawBody, project);
+  function withBody(x: Exchange): void | Promise<void> {
+    const { projects } = engine;
+    const project = x.slug !== null ? projects.projectBySlug(x.slug) : x.ref ? projects.project(x.ref) : null;
+    if (!(project instanceof Promise)) return serve(x, project);
     return project.then(
-      (p) => serve(req, res, entry, started, bodyText, rawBody, p),
+      (p) => serve(x, p),
       (err) => {
         // the project is not cached and the database does not answer
         const unavailable = isUnavailable(err);
         log.error({ err }, 'mock project could not be loaded');
-        sendError(res, unavailable ? 503 : 500, jsonError(unavailable ? 'unavailable' : 'internal'));
+        sendError(x.res, unavailable ? 503 : 500, jsonError(unavailable ? 'unavailable' : 'internal'));
       },
     );
   }
 
-  function finish(projectId: string, entry: LogRecord, started: number, status: number): void {
+  function finish(x: Exchange, status: number): void {
+    const { entry } = x;
     entry.statusCode = status;
-    entry.durationMs = Math.round((performance.now() - started) * 100) / 100;
-    requestLog.record(projectId, entry);
+    entry.durationMs = Math.round((performance.now() - x.started) * 100) / 100;
+    requestLog.record(x.projectId, entry);
   }
 
-  function serve(
-    req: IncomingMessage,
-    res: ServerResponse,
-    entry: LogRecord,
-    started: number,
-    bodyText: string,
-    rawBody: Buffer | null,
-    project: LoadedProject,
-  ): void | Promise<void> {
+  function serve(x: Exchange, project: CompiledProject | null): void | Promise<void> {
+    const { req, res, entry } = x;
     if (!project) {
       sendError(res, 404, NO_PROJECT);
       return;
     }
+    x.projectId = project.id;
     const { method, path } = entry;
     const match = project.router.match(method, path);
     if (!match) {
       if (project.fallbackUrl) {
         entry.proxied = true;
-        const view = requestView(req, entry, bodyText);
-        return proxy(deps.egress, project.fallbackUrl, view, rawBody, req, res).then((status) =>
-          finish(project.id, entry, started, status),
+        return proxy(deps.egress, project.fallbackUrl, x.view(), x.rawBody, req, res).then((status) =>
+          finish(x, status),
         );
       }
       if (method === 'OPTIONS') {
@@ -267,11 +274,11 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
           'content-length': 0,
         });
         res.end();
-        finish(project.id, entry, started, 204);
+        finish(x, 204);
         return;
       }
       sendError(res, 404, NO_ENDPOINT);
-      finish(project.id, entry, started, 404);
+      finish(x, 404);
       return;
     }
 
@@ -279,10 +286,10 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     entry.endpointId = ep.id;
     if (ep.rules.length === 0 && ep.fixedBody !== null) {
       // a fixed answer: nothing of the request is read
-      finish(project.id, entry, started, writeDefault(res, ep, ep.fixedBody, ep.fixedLength));
+      finish(x, writeDefault(res, ep, ep.fixedBody, ep.fixedLength));
       return;
     }
-    const view = requestView(req, entry, bodyText);
+    const view = x.view();
     view.params = match.params;
     const seedHeader = req.headers[SEED_HEADER];
     const seed = seedHeader === undefined ? null : String(seedHeader);
@@ -290,98 +297,72 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     if (ep.rules.length === 0 && !ep.readsStorage) {
       // no rules and nothing stored to read: the templated default, rendered at once
       finish(
-        project.id,
-        entry,
-        started,
-        rendered(res, entry, () => writeRendered(res, ep, ctx)),
+        x,
+        rendered(x, () => writeRendered(res, ep, ctx)),
       );
       return;
     }
-    const hops = parseHops(req.headers[HOP_HEADER]);
     let ev: Evaluation | Promise<Evaluation>;
     try {
-      ev = engine.run(project.id, ep, ctx, entry.session ?? '', hops);
+      const hops = parseHops(req.headers[HOP_HEADER]);
+      ev = engine.run({ projectId: project.id, ep, ctx, session: entry.session ?? '', hops });
     } catch (err) {
-      evaluationFailed(res, project.id, entry, started, err);
+      evaluationFailed(x, err);
       return;
     }
-    if (!(ev instanceof Promise)) return answer(res, ep, ctx, project.id, entry, started, ev);
+    if (!(ev instanceof Promise)) return answer(x, ep, ctx, ev);
     return ev.then(
-      (done) => answer(res, ep, ctx, project.id, entry, started, done),
-      (err) => evaluationFailed(res, project.id, entry, started, err),
+      (done) => answer(x, ep, ctx, done),
+      (err) => evaluationFailed(x, err),
     );
   }
 
   /** Writes the evaluation's answer: the default, an applied webhook response, or a step. */
-  function answer(
-    res: ServerResponse,
-    ep: CompiledEndpoint,
-    ctx: MockContext,
-    projectId: string,
-    entry: LogRecord,
-    started: number,
-    ev: Evaluation,
-  ): void | Promise<void> {
+  function answer(x: Exchange, ep: CompiledEndpoint, ctx: MockContext, ev: Evaluation): void | Promise<void> {
+    const { res, entry } = x;
     entry.actions = ev.actions;
     entry.rules = ev.rules;
     const out = ev.outcome;
     if (out.kind === 'default') {
       finish(
-        projectId,
-        entry,
-        started,
-        rendered(res, entry, () => writeRendered(res, ep, ctx)),
+        x,
+        rendered(x, () => writeRendered(res, ep, ctx)),
       );
       return;
     }
     entry.ruleId = out.ruleId;
     if (out.kind === 'applied') {
       const body = out.body;
-      const status = writeAnswer(
-        res,
-        out.status,
-        {
-          'content-type': out.contentType || ep.contentType,
-          'content-length': Buffer.byteLength(body),
-          [CORS]: '*',
-          [CSP]: MOCK_CSP,
-        },
-        body,
-      );
-      finish(projectId, entry, started, status);
+      const headers = {
+        'content-type': out.contentType || ep.contentType,
+        'content-length': Buffer.byteLength(body),
+        [CORS]: '*',
+        [CSP]: MOCK_CSP,
+      };
+      finish(x, writeAnswer(res, out.status, headers, body));
       return;
     }
-    const status = rendered(res, entry, () => writeStep(res, ep, out.step, ctx, ctx.seeded ? ctx.rng : jitter));
-    if (typeof status === 'number') finish(projectId, entry, started, status);
-    else return status.then((st) => finish(projectId, entry, started, st));
+    const status = rendered(x, () => writeStep(res, ep, out.step, ctx, ctx.seeded ? ctx.rng : jitter));
+    if (typeof status === 'number') finish(x, status);
+    else return status.then((st) => finish(x, st));
   }
 
   /** Runs a write that renders templates; one that renders past its cap answers `500 render_too_large`. */
-  function rendered<T extends number | Promise<number>>(
-    res: ServerResponse,
-    entry: LogRecord,
-    write: () => T,
-  ): T | number {
+  function rendered<T extends number | Promise<number>>(x: Exchange, write: () => T): T | number {
     try {
       return write();
     } catch (err) {
       if (!(err instanceof CapExceeded)) throw err;
-      entry.error = err.code;
-      return renderTooLarge(res, err);
+      x.entry.error = err.code;
+      return renderTooLarge(x.res, err);
     }
   }
 
-  function evaluationFailed(
-    res: ServerResponse,
-    projectId: string,
-    entry: LogRecord,
-    started: number,
-    err: unknown,
-  ): void {
+  function evaluationFailed(x: Exchange, err: unknown): void {
     log.error({ err }, 'mock evaluation failed');
     const unavailable = isUnavailable(err);
-    sendError(res, unavailable ? 503 : 500, jsonError(unavailable ? 'unavailable' : 'internal'));
-    finish(projectId, entry, started, unavailable ? 503 : 500);
+    sendError(x.res, unavailable ? 503 : 500, jsonError(unavailable ? 'unavailable' : 'internal'));
+    finish(x, unavailable ? 503 : 500);
   }
 
   const failed = (res: ServerResponse) => (err: unknown) => {

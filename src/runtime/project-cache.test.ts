@@ -1,14 +1,12 @@
 /**
- * The engine's project cache: unknown project ids are remembered briefly and boundedly (a scan of
+ * The project cache: unknown project ids are remembered briefly and boundedly (a scan of
  * random ids neither grows memory without end nor costs a query per request), and a malformed id
  * never reaches the store.
  */
 import { EventEmitter } from 'node:events';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { Egress } from './egress.js';
-import { Engine } from './engine.js';
 import type { RuntimeStore } from './ports.js';
+import { ProjectCache } from './project-cache.js';
 
 function fakeStore() {
   const calls = { load: 0, slug: 0 };
@@ -31,30 +29,28 @@ function fakeStore() {
   return { store: store as EventEmitter & RuntimeStore, calls };
 }
 
-const egress = {} as Egress;
-const log = pino({ level: 'silent' });
 const id = (n: number) => `p${n.toString(36).padStart(21, '0')}`;
 
-describe('Engine project cache', () => {
+describe('ProjectCache', () => {
   it('remembers at most 10,000 unknown ids, each for a second, with one query per id', async () => {
     let now = 1_000_000;
     const { store, calls } = fakeStore();
-    const engine = new Engine({ store, egress, log, now: () => now });
-    for (let n = 0; n < 25_000; n++) await engine.project(id(n));
+    const cache = new ProjectCache(store, () => now);
+    for (let n = 0; n < 25_000; n++) await cache.project(id(n));
     expect(calls.load).toBe(25_000);
-    expect(engine.missCount).toBe(10_000);
+    expect(cache.missCount).toBe(10_000);
     // a recent miss is answered from memory, synchronously
-    expect(engine.project(id(24_999))).toBeNull();
+    expect(cache.project(id(24_999))).toBeNull();
     expect(calls.load).toBe(25_000);
     // after a second it is asked again (a project created meanwhile on another process is found)
     now += 1001;
-    await engine.project(id(24_999));
+    await cache.project(id(24_999));
     expect(calls.load).toBe(25_001);
   });
 
   it('never asks the store for an id that is not an id', async () => {
     const { store, calls } = fakeStore();
-    const engine = new Engine({ store, egress, log });
+    const cache = new ProjectCache(store, Date.now);
     for (const bad of [
       '',
       'short',
@@ -63,21 +59,21 @@ describe('Engine project cache', () => {
       '../../etc/passwd00000',
       'é'.repeat(22),
     ]) {
-      expect(engine.project(bad)).toBeNull();
+      expect(cache.project(bad)).toBeNull();
     }
     expect(calls.load).toBe(0);
-    expect(engine.missCount).toBe(0);
+    expect(cache.missCount).toBe(0);
   });
 
   it('bounds unknown mock-host labels the same way, and forgets them when any project changes', async () => {
     const { store, calls } = fakeStore();
-    const engine = new Engine({ store, egress, log });
-    expect(await engine.projectBySlug('nobody')).toBeNull();
-    expect(engine.projectBySlug('nobody')).toBeNull();
+    const cache = new ProjectCache(store, Date.now);
+    expect(await cache.projectBySlug('nobody')).toBeNull();
+    expect(cache.projectBySlug('nobody')).toBeNull();
     expect(calls.slug).toBe(1);
-    expect(engine.projectBySlug('')).toBeNull();
+    expect(cache.projectBySlug('')).toBeNull();
     store.emit('change', id(1)); // e.g. a project just took the label
-    await engine.projectBySlug('nobody');
+    await cache.projectBySlug('nobody');
     expect(calls.slug).toBe(2);
   });
 });
