@@ -28,6 +28,7 @@ export interface ActionScope {
 }
 
 /** What an action that succeeded may ask for: the response it applies as the mock's answer. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a generator that ends without `return` returns void
 export type ActionResult = void | { applied: { status: number; body: string; contentType: string } };
 
 /** An action type's behaviour: a step function (it yields what it waits for, see steps.ts). */
