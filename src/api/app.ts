@@ -53,7 +53,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
         ? (_addr: string, hop: number) => hop < (config.trustProxy as number)
         : config.trustProxy,
     return503OnClosing: true,
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: false } },
+    ajv: {
+      customOptions: {
+        coerceTypes: false,
+        removeAdditional: false,
+        allErrors: true,
+        useDefaults: false,
+        // actions are a union picked by `type` (src/domain/schemas.ts)
+        discriminator: true,
+      },
+    },
     routerOptions: { ignoreTrailingSlash: true },
     // Requests node:http cannot parse, slow clients (headers/request timeout) and oversized headers:
     // answered in the contract's error shape (Fastify's default body is not), then closed.

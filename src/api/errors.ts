@@ -4,6 +4,7 @@
  * detail. A stack trace never leaves the process.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ACTION_TYPES } from '../domain/constants.js';
 import { AppError, type ErrorDetail, errorBody } from '../errors.js';
 
 interface AjvError {
@@ -33,6 +34,11 @@ function detailsOf(all: AjvError[]): ErrorDetail[] {
     } else if (e.keyword === 'additionalProperties' && e.params?.additionalProperty) {
       path = `${path}/${String(e.params.additionalProperty)}`;
       message = 'is not a known field';
+    } else if (e.keyword === 'discriminator') {
+      // a union picked by a tag (actions by `type`): the tag is missing or names no branch
+      if (e.params?.error === 'tag' && all.some((x) => x.keyword === 'required')) continue;
+      path = `${path}/${String(e.params?.tag ?? 'type')}`;
+      message = `must be one of ${ACTION_TYPES.join(', ')}`;
     } else if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
       message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
     }

@@ -4,37 +4,27 @@
  * turns them into the OpenAPI document. Rules that JSON Schema cannot say (trimmed lengths, regex
  * validity, keys a target needs) live in validate.ts.
  */
-import { type TSchema, Type } from '@sinclair/typebox';
-import { ACTION_TYPES, CONDITION_TARGETS, FAULTS, METHODS, OPERATORS, PLANS, SEQUENCE_MODES } from './model.js';
+import { type Static, type TSchema, type TUnion, Type } from '@sinclair/typebox';
+import {
+  ACTION_TIMEOUT,
+  CONDITION_TARGETS,
+  FAULTS,
+  LIMITS,
+  METHODS,
+  ON_ERROR,
+  OPERATORS,
+  PLANS,
+  SEQUENCE_MODES,
+} from './constants.js';
+import { ProjectRecord, strEnum, UserRecord } from './records.js';
 
-/** Resource limits on rule contents (docs/limits.md). */
-export const LIMITS = {
-  conditionsPerRule: 50,
-  stepsPerRule: 100,
-  actionsPerRule: 20,
-  headersPerStep: 50,
-  nameLength: 100,
-  keyLength: 256,
-  valueLength: 64 * 1024,
-  bodyLength: 512 * 1024,
-  urlLength: 8 * 1024,
-  maxDelayMs: 60_000,
-  maxCount: 1_000_000,
-  maxPriority: 1_000_000_000,
-  contentTypeLength: 255,
-  pathLength: 2048,
-} as const;
-
-const strEnum = <T extends readonly string[]>(values: T, description?: string) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+export { LIMITS };
 
 /** Fields a client may send back from a read; accepted and ignored on writes. */
 const readOnly = (names: string[]): Record<string, TSchema> =>
   Object.fromEntries(
     names.map((n) => [n, Type.Optional(Type.Unknown({ description: 'read-only: ignored on writes' }))]),
   );
-
-const IsoTime = Type.String({ format: 'date-time' });
 
 export const ErrorSchema = Type.Object(
   {
@@ -65,12 +55,7 @@ export const PasswordChange = Type.Object(
   { oldPassword: Type.String({ maxLength: 1024 }), newPassword: Type.String({ minLength: 8, maxLength: 1024 }) },
   { additionalProperties: false },
 );
-export const UserSchema = Type.Object({
-  id: Type.String(),
-  email: Type.String(),
-  plan: strEnum(PLANS),
-  createdAt: IsoTime,
-});
+export const UserSchema = UserRecord;
 export const AuthAnswer = Type.Object({ token: Type.String(), user: UserSchema });
 export const PlanBody = Type.Object({ plan: strEnum(PLANS) }, { additionalProperties: false });
 
@@ -97,18 +82,15 @@ export const ProjectBody = Type.Object(
   { additionalProperties: false },
 );
 export const ProjectPatch = Type.Partial(ProjectBody, { additionalProperties: false });
-export const ProjectSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  fallbackUrl: Type.Union([Type.String(), Type.Null()]),
-  slug: Type.String({ description: 'DNS label of the project’s mock host' }),
-  mockUrl: Type.String({
-    description:
-      'base of the project’s mock URLs: `/m/<id>`, or `http(s)://<slug>.<domain>` when MOCKYARD_MOCK_DOMAIN is set',
+export const ProjectSchema = Type.Composite([
+  ProjectRecord,
+  Type.Object({
+    mockUrl: Type.String({
+      description:
+        'base of the project’s mock URLs: `/m/<id>`, or `http(s)://<slug>.<domain>` when MOCKYARD_MOCK_DOMAIN is set',
+    }),
   }),
-  createdAt: IsoTime,
-  updatedAt: IsoTime,
-});
+]);
 
 // ------------------------------------------------------------------------------------------------
 // endpoints
@@ -190,24 +172,46 @@ export const ResponseSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const onError = Type.Optional(strEnum(['continue', 'stop'] as const));
+const onError = Type.Optional(strEnum(ON_ERROR));
 const varName = Type.String({ minLength: 1, maxLength: LIMITS.nameLength });
-export const ActionSchema = Type.Object(
-  {
-    type: strEnum(ACTION_TYPES),
-    onError,
-    name: Type.Optional(varName),
-    value: Type.Optional(Type.String({ maxLength: LIMITS.valueLength })),
-    url: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.urlLength })),
-    method: Type.Optional(Type.String({ maxLength: 16 })),
-    headers: Type.Optional(headerMap),
-    body: Type.Optional(Type.String({ maxLength: LIMITS.bodyLength })),
-    applyResponse: Type.Optional(Type.Boolean()),
-    timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
-    saveAs: Type.Optional(varName),
-  },
-  { additionalProperties: false },
-);
+const variableAction = <T extends 'set_variable' | 'store_variable'>(type: T) =>
+  Type.Object(
+    {
+      type: Type.Literal(type),
+      onError,
+      name: varName,
+      value: Type.Optional(Type.String({ maxLength: LIMITS.valueLength })),
+    },
+    { additionalProperties: false },
+  );
+const actionVariants = [
+  variableAction('set_variable'),
+  variableAction('store_variable'),
+  Type.Object(
+    {
+      type: Type.Literal('http_request'),
+      onError,
+      url: Type.String({ minLength: 1, maxLength: LIMITS.urlLength }),
+      method: Type.Optional(Type.String({ maxLength: 16 })),
+      headers: Type.Optional(headerMap),
+      body: Type.Optional(Type.String({ maxLength: LIMITS.bodyLength })),
+      applyResponse: Type.Optional(Type.Boolean()),
+      timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: ACTION_TIMEOUT.max })),
+      saveAs: Type.Optional(varName),
+    },
+    { additionalProperties: false },
+  ),
+] as const;
+/**
+ * An action as a client writes it: one shape per `type` (a discriminated union — the validator
+ * picks the branch by `type`, so errors name the fields of that type only).
+ */
+export const ActionSchema = Type.Unsafe<Static<TUnion<[...typeof actionVariants]>>>({
+  type: 'object',
+  required: ['type'],
+  discriminator: { propertyName: 'type' },
+  oneOf: [...actionVariants],
+});
 
 const ruleFields = {
   name: Type.String({ description: '1–100 characters' }),

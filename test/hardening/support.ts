@@ -72,6 +72,8 @@ export const text = (maxLength = 24): fc.Arbitrary<string> =>
 export function fromSchema(schema: Schema, overrides: Overrides = {}, name = ''): fc.Arbitrary<unknown> {
   if (name && overrides[name]) return overrides[name];
   if (schema.anyOf) return fc.oneof(...schema.anyOf.map((s: Schema) => fromSchema(s, overrides, name)));
+  if (schema.oneOf) return fc.oneof(...schema.oneOf.map((s: Schema) => fromSchema(s, overrides, name)));
+  if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   switch (schema.type) {
     case 'string': {

@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, errorMessage } from '../api';
 import type { Project } from '../types';
+import { LIMITS } from '../types';
 import { useConfirm } from './confirm';
 import { useToast } from './toast';
 
@@ -46,7 +47,7 @@ export function RenameProject({
         id={`rename-${project.id}`}
         ref={input}
         value={name}
-        maxLength={100}
+        maxLength={LIMITS.nameLength}
         onChange={(e) => setName(e.target.value)}
         onKeyDown={(e) => {
           if (e.key === 'Escape') onCancel();

@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { api, errorMessage } from '../api';
 import { navigate, paths } from '../router';
 import type { Project } from '../types';
+import { LIMITS } from '../types';
 import { DocumentInput, ErrorDetails } from './DocumentInput';
 import { FormActions, Modal } from './Modal';
 import { useToast } from './toast';
@@ -137,7 +138,7 @@ export function ImportProjectDialog({ onClose }: { onClose: () => void }) {
           <input
             id="import-project-name"
             value={name}
-            maxLength={100}
+            maxLength={LIMITS.nameLength}
             placeholder={docName ?? 'the name in the document'}
             onChange={(e) => setName(e.target.value)}
           />

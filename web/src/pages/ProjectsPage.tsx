@@ -5,6 +5,7 @@ import { ImportProjectDialog } from '../components/ProjectTransfer';
 import { EmptyState, ErrorBanner, formatDate, Spinner } from '../components/ui';
 import { useLoad } from '../hooks';
 import { Link, navigate, paths } from '../router';
+import { LIMITS } from '../types';
 
 export function ProjectsPage() {
   const projects = useLoad((signal) => api.projects(signal), []);
@@ -55,7 +56,7 @@ export function ProjectsPage() {
             id="new-project"
             placeholder="e.g. Shop front end"
             value={name}
-            maxLength={100}
+            maxLength={LIMITS.nameLength}
             aria-invalid={!!createError}
             aria-describedby={createError ? 'new-project-err' : undefined}
             onChange={(e) => setName(e.target.value)}

@@ -4,7 +4,7 @@ import { isJsonType, JsonEditor } from '../components/JsonEditor';
 import { KeyValueEditor } from '../components/KeyValueEditor';
 import { FieldError } from '../components/ui';
 import { anchorErrors } from '../hooks';
-import { CONDITION_TARGETS, FAULTS, type Fault, METHODS, OPERATORS, type RuleInput } from '../types';
+import { CONDITION_TARGETS, FAULTS, type Fault, LIMITS, METHODS, OPERATORS, type RuleInput } from '../types';
 import { ACTION_TYPES_ORDER } from './constants';
 import {
   ACTION_LABELS,
@@ -583,7 +583,7 @@ export function RuleEditor({
             <input
               id={fid}
               value={d.name}
-              maxLength={100}
+              maxLength={LIMITS.nameLength}
               aria-invalid={invalid}
               onChange={(e) => upd({ name: e.target.value })}
             />

@@ -1,11 +1,13 @@
 import { fromRows, type KvRow, toRows } from '../components/KeyValueEditor';
 import {
+  ACTION_TIMEOUT,
   type Action,
   type ActionType,
   type Condition,
   type ConditionTarget,
   type Fault,
   KEYED_TARGETS,
+  LIMITS,
   type OnError,
   type Operator,
   type Rule,
@@ -214,7 +216,7 @@ export function validateDraft(d: RuleDraft): Map<string, string[]> {
   const m = new Map<string, string[]>();
   const add = (k: string, msg: string) => m.set(k, [...(m.get(k) ?? []), msg]);
   if (!d.name.trim()) add('/name', 'Give the rule a name.');
-  else if (d.name.trim().length > 100) add('/name', 'At most 100 characters.');
+  else if (d.name.trim().length > LIMITS.nameLength) add('/name', `At most ${LIMITS.nameLength} characters.`);
   if (!isInt(d.priority)) add('/priority', 'A whole number; lower runs first.');
   d.conditions.forEach((c, i) => {
     const p = `/conditions/${i}`;
@@ -262,8 +264,8 @@ export function validateDraft(d: RuleDraft): Map<string, string[]> {
     const p = `/actions/${i}`;
     if (a.type === 'http_request') {
       if (!/^(https?:\/\/\S+|\{\{)/i.test(a.url.trim())) add(`${p}/url`, 'An http:// or https:// URL.');
-      if (!isInt(a.timeoutMs) || int(a.timeoutMs) < 1 || int(a.timeoutMs) > 10000)
-        add(`${p}/timeoutMs`, '1 to 10000 ms.');
+      if (!isInt(a.timeoutMs) || int(a.timeoutMs) < 1 || int(a.timeoutMs) > ACTION_TIMEOUT.max)
+        add(`${p}/timeoutMs`, `1 to ${ACTION_TIMEOUT.max} ms.`);
       if (a.saveAs.trim() && !/^[A-Za-z_][\w-]*$/.test(a.saveAs.trim()))
         add(`${p}/saveAs`, 'Letters, digits, _ and -.');
     } else if (!a.name.trim()) add(`${p}/name`, 'Variable name needed.');

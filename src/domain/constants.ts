@@ -1,0 +1,67 @@
+/**
+ * The domain's enumerations and limits: plain values with no dependency, shared by the server and
+ * the dashboard (web/ imports them from here; nothing is copied).
+ */
+
+export const PLANS = ['free', 'pro', 'business'] as const;
+export type Plan = (typeof PLANS)[number];
+
+/** Rules per endpoint for each plan (CONTRACT §8). */
+export const RULE_LIMITS: Record<Plan, number> = { free: 3, pro: 15, business: 25 };
+
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+export type HttpMethod = (typeof METHODS)[number];
+
+export const CONDITION_TARGETS = ['method', 'path', 'header', 'query', 'body', 'body_json', 'random'] as const;
+export type ConditionTarget = (typeof CONDITION_TARGETS)[number];
+/** Targets that read a named value and so need `key`. */
+export const KEYED_TARGETS: readonly ConditionTarget[] = ['header', 'query', 'body_json'];
+
+export const OPERATORS = [
+  'equals',
+  'not_equals',
+  'contains',
+  'not_contains',
+  'matches_regex',
+  'exists',
+  'not_exists',
+  'less_than',
+] as const;
+export type Operator = (typeof OPERATORS)[number];
+/** Operators that test presence only and take no `value`. */
+export const VALUELESS_OPERATORS: readonly Operator[] = ['exists', 'not_exists'];
+/** Operators that compare against `value` and so need one: every other operator. */
+export const VALUED_OPERATORS: readonly Operator[] = OPERATORS.filter((o) => !VALUELESS_OPERATORS.includes(o));
+
+export const FAULTS = ['connection_reset', 'empty_response', 'malformed_body'] as const;
+export type Fault = (typeof FAULTS)[number];
+
+export const SEQUENCE_MODES = ['loop', 'hold_last'] as const;
+export type SequenceMode = (typeof SEQUENCE_MODES)[number];
+
+export const ON_ERROR = ['continue', 'stop'] as const;
+export type OnError = (typeof ON_ERROR)[number];
+
+export const ACTION_TYPES = ['set_variable', 'store_variable', 'http_request'] as const;
+export type ActionType = (typeof ACTION_TYPES)[number];
+
+/** Resource limits on rule contents (docs/limits.md). */
+export const LIMITS = {
+  conditionsPerRule: 50,
+  stepsPerRule: 100,
+  actionsPerRule: 20,
+  headersPerStep: 50,
+  nameLength: 100,
+  keyLength: 256,
+  valueLength: 64 * 1024,
+  bodyLength: 512 * 1024,
+  urlLength: 8 * 1024,
+  maxDelayMs: 60_000,
+  maxCount: 1_000_000,
+  maxPriority: 1_000_000_000,
+  contentTypeLength: 255,
+  pathLength: 2048,
+} as const;
+
+/** An action's timeout: default and maximum, ms (CONTRACT §5). */
+export const ACTION_TIMEOUT = { default: 5000, max: 10_000 } as const;

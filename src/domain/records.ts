@@ -1,0 +1,153 @@
+/**
+ * The records the API answers with, as TypeBox schemas: the single source of the domain's types
+ * (`model.ts` derives them with `Static<>`, the dashboard imports those types) and of the
+ * OpenAPI document's answers.
+ */
+import { Type } from '@sinclair/typebox';
+import {
+  ACTION_TYPES,
+  CONDITION_TARGETS,
+  FAULTS,
+  METHODS,
+  ON_ERROR,
+  OPERATORS,
+  PLANS,
+  SEQUENCE_MODES,
+} from './constants.js';
+
+export const strEnum = <T extends readonly string[]>(values: T, description?: string) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+
+export const IsoTime = Type.String({ format: 'date-time' });
+const StringMap = Type.Record(Type.String(), Type.String());
+
+export const UserRecord = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  plan: strEnum(PLANS),
+  createdAt: IsoTime,
+});
+
+export const ProjectRecord = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  /** where mock requests with no matching endpoint are forwarded (null: none) */
+  fallbackUrl: Type.Union([Type.String(), Type.Null()]),
+  /** DNS label unique across the service: the mock host is `<slug>.<MOCKYARD_MOCK_DOMAIN>` (CONTRACT §9) */
+  slug: Type.String({ description: 'DNS label of the project’s mock host' }),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+});
+
+export const EndpointRecord = Type.Object({
+  id: Type.String(),
+  projectId: Type.String(),
+  method: strEnum(METHODS),
+  path: Type.String(),
+  statusCode: Type.Integer(),
+  responseBody: Type.String(),
+  contentType: Type.String(),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+});
+
+export const ConditionRecord = Type.Object({
+  target: strEnum(CONDITION_TARGETS),
+  key: Type.Optional(Type.String()),
+  operator: strEnum(OPERATORS),
+  value: Type.Optional(Type.String()),
+});
+
+export const StepRecord = Type.Object({
+  statusCode: Type.Integer(),
+  body: Type.String(),
+  headers: StringMap,
+  delayMs: Type.Integer(),
+  delayMaxMs: Type.Integer(),
+  count: Type.Integer(),
+  /** instead of an answer, fail the connection in this way (after the delay) */
+  fault: Type.Optional(strEnum(FAULTS)),
+});
+
+export const ResponseRecord = Type.Object({ mode: strEnum(SEQUENCE_MODES), steps: Type.Array(StepRecord) });
+
+const onError = strEnum(ON_ERROR);
+export const SetVariableRecord = Type.Object({
+  type: Type.Literal('set_variable'),
+  name: Type.String(),
+  value: Type.String(),
+  onError,
+});
+export const StoreVariableRecord = Type.Object({
+  type: Type.Literal('store_variable'),
+  name: Type.String(),
+  value: Type.String(),
+  onError,
+});
+export const HttpRequestRecord = Type.Object({
+  type: Type.Literal('http_request'),
+  url: Type.String(),
+  method: Type.String(),
+  headers: StringMap,
+  body: Type.String(),
+  applyResponse: Type.Boolean(),
+  timeoutMs: Type.Integer(),
+  /** keep the answer as {{vars.NAME.status|headers.X|body|body.PATH}} */
+  saveAs: Type.Optional(Type.String()),
+  onError,
+});
+export const ActionRecord = Type.Union([SetVariableRecord, StoreVariableRecord, HttpRequestRecord]);
+
+export const RuleRecordSchema = Type.Object({
+  id: Type.String(),
+  endpointId: Type.String(),
+  name: Type.String(),
+  priority: Type.Integer(),
+  active: Type.Boolean(),
+  conditions: Type.Array(ConditionRecord),
+  response: Type.Union([ResponseRecord, Type.Null()]),
+  actions: Type.Array(ActionRecord),
+  state: Type.Object({ step: Type.Integer(), served: Type.Integer() }),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+});
+
+export const ActionOutcomeRecord = Type.Object({
+  type: strEnum(ACTION_TYPES),
+  ok: Type.Boolean(),
+  error: Type.Optional(Type.String()),
+});
+
+/** Why a rule did or did not answer, for the request log. */
+export const RuleTraceRecord = Type.Object({
+  ruleId: Type.String(),
+  name: Type.String(),
+  matched: Type.Boolean(),
+  /** index of the first condition that failed, when not matched */
+  failedCondition: Type.Optional(Type.Integer()),
+  reason: Type.Optional(Type.String()),
+});
+
+export const RequestLogEntryRecord = Type.Object({
+  id: Type.String(),
+  at: IsoTime,
+  method: Type.String(),
+  path: Type.String(),
+  query: Type.String(),
+  headers: StringMap,
+  body: Type.String(),
+  endpointId: Type.Union([Type.String(), Type.Null()]),
+  ruleId: Type.Union([Type.String(), Type.Null()]),
+  statusCode: Type.Integer(),
+  durationMs: Type.Number(),
+  actions: Type.Array(ActionOutcomeRecord),
+  rules: Type.Array(RuleTraceRecord),
+  proxied: Type.Optional(Type.Boolean()),
+  /** the X-Mockyard-Session header of the request, when it had one */
+  session: Type.Optional(Type.String()),
+  /** why the answer is an error of the service's own (e.g. `render_too_large`, CONTRACT §10) */
+  error: Type.Optional(Type.String()),
+});
+
+/** A mock session seen on an endpoint (`GET …/endpoints/:id/sessions`). */
+export const MockSessionRecord = Type.Object({ session: Type.String(), lastSeen: IsoTime });
