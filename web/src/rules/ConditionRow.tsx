@@ -1,0 +1,103 @@
+/** One condition of a rule: target, key, operator and value. */
+import { FieldError } from '../components/ui';
+import { CONDITION_TARGETS, OPERATORS } from '../types';
+import { type CondDraft, needsKey, needsValue, OPERATOR_LABELS, TARGET_LABELS } from './draft';
+import { type Errs, Field } from './fields';
+
+export function ConditionRow({
+  c,
+  i,
+  set,
+  remove,
+  errs,
+}: {
+  c: CondDraft;
+  i: number;
+  set: (patch: Partial<CondDraft>) => void;
+  remove: () => void;
+  errs: Errs;
+}) {
+  const p = `/conditions/${i}`;
+  const isRandom = c.target === 'random';
+  return (
+    <fieldset className="cond-row">
+      <legend className="sr-only">Condition {i + 1}</legend>
+      <Field label="Target" errors={errs(`${p}/target`)}>
+        {(id) => (
+          <select
+            id={id}
+            value={c.target}
+            onChange={(e) => {
+              const target = e.target.value as CondDraft['target'];
+              set(target === 'random' ? { target, operator: 'less_than', value: c.value || '50' } : { target });
+            }}
+          >
+            {CONDITION_TARGETS.map((t) => (
+              <option key={t} value={t}>
+                {TARGET_LABELS[t]}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      {needsKey(c.target) && (
+        <Field
+          label={c.target === 'header' ? 'Header name' : c.target === 'query' ? 'Parameter' : 'JSON path'}
+          errors={errs(`${p}/key`)}
+        >
+          {(id, invalid) => (
+            <input
+              id={id}
+              value={c.key}
+              spellCheck={false}
+              placeholder={c.target === 'header' ? 'x-tier' : c.target === 'query' ? 'page' : 'user.id'}
+              aria-invalid={invalid}
+              onChange={(e) => set({ key: e.target.value })}
+            />
+          )}
+        </Field>
+      )}
+      <Field label="Operator" errors={errs(`${p}/operator`)}>
+        {(id, invalid) => (
+          <select
+            id={id}
+            value={c.operator}
+            aria-invalid={invalid}
+            onChange={(e) => set({ operator: e.target.value as CondDraft['operator'] })}
+          >
+            {OPERATORS.map((o) => (
+              <option key={o} value={o}>
+                {OPERATOR_LABELS[o]}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      {needsValue(c.operator) && (
+        <Field label={isRandom ? 'Percent' : 'Value'} errors={errs(`${p}/value`)}>
+          {(id, invalid) => (
+            <input
+              id={id}
+              value={c.value}
+              spellCheck={false}
+              inputMode={c.operator === 'less_than' ? 'decimal' : undefined}
+              aria-invalid={invalid}
+              onChange={(e) => set({ value: e.target.value })}
+            />
+          )}
+        </Field>
+      )}
+      <div className="row-end">
+        <button
+          type="button"
+          className="btn btn-small btn-ghost"
+          aria-label={`Remove condition ${i + 1}`}
+          onClick={remove}
+        >
+          ✕
+        </button>
+      </div>
+      <FieldError messages={errs(p)} />
+    </fieldset>
+  );
+}
