@@ -44,274 +44,41 @@
  * 'network unreachable', 'tls error', 'too many redirects', 'network error', 'response too large',
  * 'timeout after N ms', 'aborted'.
  */
-import dns from 'node:dns';
 import net from 'node:net';
-import type { buildConnector, Client, Dispatcher } from 'undici';
+import type { Client, Dispatcher } from 'undici';
+import {
+  abortable,
+  BODY_HEADERS,
+  CREDENTIAL_HEADERS,
+  defaultLookup,
+  effectivePort,
+  FORBIDDEN_METHODS,
+  flattenHeaders,
+  hostKey,
+  ipKey,
+  isLocalhostName,
+  loadUndici,
+  networkError,
+  normalizeAllowTarget,
+  parseTarget,
+  pinnedConnector,
+  REDIRECTS,
+  sanitizeHeaders,
+  TOKEN,
+} from './egress-helpers.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_REDIRECTS,
+  type Egress,
+  EgressError,
+  type EgressOptions,
+  type EgressRequest,
+  type EgressResponse,
+} from './egress-types.js';
 import { canonicalAddress, isBlockedAddress } from './ip-ranges.js';
 
+export * from './egress-types.js';
 export { isBlockedAddress } from './ip-ranges.js';
-
-/**
- * Loop guard. An `http_request` action sends `x-mockyard-hop: <n + 1>`, where n is the integer value
- * of this header on the incoming mock request (0 when absent or not a number). The caller sets it in
- * `EgressRequest.headers` AFTER the user's headers, so a rule cannot lower it; the mock runtime can then
- * refuse to run actions for a request whose hop count is past its limit (a mock calling itself).
- * Egress forwards it like any other header.
- */
-export const HOP_HEADER = 'x-mockyard-hop';
-
-/**
- * The loop guard's count as received (CONTRACT §9): a non-negative decimal integer; anything else
- * (negative, fractional, `-Infinity`, several values, too long) counts as 0, so no spelling lets a
- * request start below zero.
- */
-export function parseHops(value: string | string[] | undefined): number {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 6) return 0;
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c < 48 || c > 57) return 0;
-  }
-  return Number(value);
-}
-
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-export const DEFAULT_MAX_REDIRECTS = 5;
-
-export interface EgressOptions {
-  /** 'host:port' entries (lower-case host; IPv6 in brackets, e.g. '[::1]:8080') that may be reached although private */
-  allowTargets: readonly string[];
-  /** cap on the response body kept (default 1 MiB); a larger answer is an error (`too_large`) */
-  maxBodyBytes?: number;
-  /** cap on redirects followed, each hop checked like the first (default 5) */
-  maxRedirects?: number;
-  /** injectable DNS lookup for tests: (hostname) => Promise<{address: string; family: 4|6}[]> */
-  lookup?: (hostname: string) => Promise<{ address: string; family: 4 | 6 }[]>;
-}
-
-export interface EgressRequest {
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  body?: string | Buffer;
-  timeoutMs: number;
-  signal?: AbortSignal;
-  /** false: a redirect is the answer, not followed (the fallback proxy hands it to its client) */
-  followRedirects?: boolean;
-}
-
-export interface EgressResponse {
-  status: number;
-  /** lower-case names; repeated headers joined with ', ' */
-  headers: Record<string, string>;
-  body: string;
-  /** the body as received (no decoding: a content-encoding is still applied) */
-  bytes?: Buffer;
-  contentType: string;
-  /** the URL that gave this answer (after redirects), without fragment */
-  url: string;
-}
-
-export type EgressErrorKind = 'invalid_url' | 'blocked' | 'timeout' | 'network' | 'too_large';
-
-export class EgressError extends Error {
-  readonly kind: EgressErrorKind;
-  constructor(kind: EgressErrorKind, message: string) {
-    super(message);
-    this.name = 'EgressError';
-    this.kind = kind;
-  }
-}
-
-export interface Egress {
-  request(req: EgressRequest): Promise<EgressResponse>;
-  /** Destroys in-flight connections; later requests fail with 'egress closed'. */
-  close(): Promise<void>;
-}
-
-type Lookup = NonNullable<EgressOptions['lookup']>;
-
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const BAD_VALUE = /[\r\n\0]/;
-/** Hop-by-hop or framing headers a rule must not set: undici computes them, or they break framing. */
-const DROPPED_HEADERS = new Set([
-  'host',
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'content-length',
-  'te',
-  'trailer',
-  'upgrade',
-  'expect',
-]);
-const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const BODY_HEADERS = ['content-type', 'content-encoding', 'content-language', 'content-location'];
-const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
-/** Connect errors after which the next checked address of the same name is tried. */
-const RETRY_NEXT_ADDRESS = new Set(['ECONNREFUSED', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'EAFNOSUPPORT']);
-
-const defaultLookup: Lookup = async (hostname) => {
-  const found = await dns.promises.lookup(hostname, { all: true });
-  return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
-};
-
-/** `host` (URL hostname, IPv6 bracketed) + port, trailing dots of names dropped. */
-function hostKey(hostname: string, port: number): string {
-  return `${hostname.replace(/\.+$/, '')}:${port}`;
-}
-
-/** `ip:port` in the URL parser's canonical form (IPv6 bracketed and compressed). */
-function ipKey(ip: string, port: number): string {
-  return hostKey(new URL(`http://${net.isIPv6(ip) ? `[${ip}]` : ip}/`).hostname, port);
-}
-
-function normalizeAllowTarget(entry: string): string {
-  const invalid = () => new TypeError(`invalid allow target '${entry}': expected host:port`);
-  const m = /^(.+):(\d{1,5})$/.exec(entry.trim().toLowerCase());
-  if (!m) throw invalid();
-  const port = Number(m[2]);
-  if (port < 1 || port > 65535) throw invalid();
-  let url: URL;
-  try {
-    url = new URL(`http://${m[1]}/`);
-  } catch {
-    throw invalid();
-  }
-  if (url.username || url.password || url.port || url.pathname !== '/' || url.search || url.hash) throw invalid();
-  return hostKey(url.hostname, port);
-}
-
-function effectivePort(url: URL): number {
-  if (url.port) return Number(url.port);
-  return url.protocol === 'https:' ? 443 : 80;
-}
-
-function parseTarget(raw: string, base?: URL): URL {
-  let url: URL;
-  try {
-    url = new URL(raw, base);
-  } catch {
-    throw new EgressError('invalid_url', 'invalid url');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new EgressError('blocked', 'blocked: scheme not allowed');
-  }
-  if (url.hostname === '' || url.hostname === '.') throw new EgressError('invalid_url', 'invalid url');
-  return url;
-}
-
-function isLocalhostName(name: string): boolean {
-  return name === 'localhost' || name.endsWith('.localhost');
-}
-
-function sanitizeHeaders(input: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  for (const [name, rawValue] of Object.entries(input ?? {})) {
-    const value = String(rawValue);
-    if (!TOKEN.test(name) || BAD_VALUE.test(value)) throw new EgressError('blocked', 'blocked: invalid header');
-    const lower = name.toLowerCase();
-    if (DROPPED_HEADERS.has(lower)) continue;
-    out[lower] = value;
-  }
-  return out;
-}
-
-/** Rejects with the signal's reason as soon as it aborts (dns.lookup itself cannot be cancelled). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
-
-type Undici = typeof import('undici');
-let undiciModule: Promise<Undici> | null = null;
-/** undici, loaded with the first outbound request (a server that never calls out does not hold it in memory). */
-const loadUndici = (): Promise<Undici> => {
-  undiciModule ??= import('undici');
-  return undiciModule;
-};
-
-/** A connector that dials the checked addresses in order (next one on refusal), never a name. */
-function pinnedConnector(undici: Undici, addresses: readonly string[], timeoutMs: number): buildConnector.connector {
-  const base = undici.buildConnector({ timeout: timeoutMs, allowH2: false, maxCachedSessions: 0 });
-  return (opts, callback) => {
-    const attempt = (i: number) => {
-      base({ ...opts, hostname: addresses[i] }, (err, socket) => {
-        if (err) {
-          const code = (err as NodeJS.ErrnoException).code ?? '';
-          if (i + 1 < addresses.length && RETRY_NEXT_ADDRESS.has(code)) attempt(i + 1);
-          else callback(err, null);
-          return;
-        }
-        callback(null, socket!);
-      });
-    };
-    attempt(0);
-  };
-}
-
-function errorCode(err: unknown): string {
-  let cur: unknown = err;
-  for (let depth = 0; depth < 4 && cur && typeof cur === 'object'; depth++) {
-    const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== '') return code;
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return '';
-}
-
-function networkError(err: unknown, timeoutMs: number): EgressError {
-  const code = errorCode(err);
-  switch (code) {
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-    case 'ETIMEDOUT':
-      return new EgressError('timeout', `timeout after ${timeoutMs} ms`);
-    case 'ECONNREFUSED':
-      return new EgressError('network', 'connection refused');
-    case 'ECONNRESET':
-    case 'EPIPE':
-    case 'UND_ERR_SOCKET':
-    case 'UND_ERR_CLOSED':
-      return new EgressError('network', 'connection reset');
-    case 'ENETUNREACH':
-    case 'EHOSTUNREACH':
-    case 'EADDRNOTAVAIL':
-    case 'EAFNOSUPPORT':
-      return new EgressError('network', 'network unreachable');
-  }
-  if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|ERR_OSSL)/.test(code)) {
-    return new EgressError('network', 'tls error');
-  }
-  return new EgressError('network', 'network error');
-}
-
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-}
 
 export function createEgress(opts: EgressOptions): Egress {
   const allow = new Set(

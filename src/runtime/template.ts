@@ -15,7 +15,11 @@
  * - Anything unknown, absent, malformed or of the wrong arity renders ''. Names are data: they are looked up
  *   with `Map#get` / `Object.hasOwn`, never through a prototype chain.
  */
+import { compilePathSegments, readJsonPath, renderJsonValue } from './json-path.js';
+import { INT_RE, type Node, parseTemplate } from './template-parse.js';
 import type { EvalContext, SavedResponse } from './types.js';
+
+export { compileJsonPath, type JsonPathSegment, readJsonPath, renderJsonValue } from './json-path.js';
 
 /** Characters one rendered template may hold unless the context says otherwise (CONTRACT §10). */
 export const RENDER_LIMIT = 1024 * 1024;
@@ -48,51 +52,6 @@ type Compiled =
   | { readonly constant: true; readonly value: string | undefined }
   | { readonly constant: false; readonly get: Getter };
 
-// ---------------------------------------------------------------------------------------------
-// JSON paths (shared with conditions.ts for body_json)
-
-/** One segment of a dot path, with its array index precomputed (-1: not a canonical index). */
-export interface JsonPathSegment {
-  readonly key: string;
-  readonly index: number;
-}
-
-const INDEX_RE = /^(?:0|[1-9][0-9]{0,14})$/;
-
-/** `items.0.name` → segments. An empty path ('') addresses the whole document. */
-export function compileJsonPath(path: string): readonly JsonPathSegment[] {
-  if (path === '') return [];
-  return compilePathSegments(path.split('.'));
-}
-
-function compilePathSegments(keys: readonly string[]): readonly JsonPathSegment[] {
-  return keys.map((key) => ({ key, index: INDEX_RE.test(key) ? Number(key) : -1 }));
-}
-
-/** The value at `path` in a parsed JSON document, or `undefined` when a segment is missing (own keys only). */
-export function readJsonPath(root: unknown, path: readonly JsonPathSegment[]): unknown {
-  let cur = root;
-  for (let i = 0; i < path.length; i++) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    const seg = path[i];
-    if (Array.isArray(cur)) {
-      if (seg.index < 0 || seg.index >= cur.length) return undefined;
-      cur = cur[seg.index];
-    } else {
-      if (!Object.hasOwn(cur, seg.key)) return undefined;
-      cur = (cur as Record<string, unknown>)[seg.key];
-    }
-  }
-  return cur;
-}
-
-/** CONTRACT body_json rendering: strings as is, numbers/booleans/null as JSON text, objects/arrays compact JSON. */
-export function renderJsonValue(v: unknown): string | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v === 'string') return v;
-  return JSON.stringify(v);
-}
-
 /** Parsed bodies of saved responses, so `{{vars.r.body.a}}` and `{{vars.r.body.b}}` parse once. */
 const savedJson = new WeakMap<SavedResponse, { ok: boolean; value: unknown }>();
 
@@ -107,134 +66,6 @@ function savedResponseJson(r: SavedResponse): { ok: boolean; value: unknown } {
     savedJson.set(r, parsed);
   }
   return parsed;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Parsing: template text → parts, expression text → AST
-
-type Node =
-  | { readonly kind: 'lit'; readonly value: string }
-  | { readonly kind: 'path'; readonly segs: readonly string[] }
-  | { readonly kind: 'call'; readonly name: string; readonly args: readonly Node[] }
-  | { readonly kind: 'invalid' };
-
-type Part = string | Node;
-
-const INVALID: Node = { kind: 'invalid' };
-const INT_RE = /^-?[0-9]{1,15}$/;
-const HELPERS = new Set(['json', 'default', '$uuid', '$timestamp', '$isoDate', '$randomInt']);
-/** Helpers that may appear bare as an argument (`json $uuid`). */
-const NULLARY = new Set(['$uuid', '$timestamp', '$isoDate']);
-
-/** Splits template text into literal strings and expression nodes. */
-function parseTemplate(src: string): Part[] {
-  const parts: Part[] = [];
-  let lit = '';
-  let pos = 0;
-  while (pos < src.length) {
-    const close = src.indexOf('}}', pos);
-    if (close < 0) break;
-    const open = close - 2 >= pos ? src.lastIndexOf('{{', close - 2) : -1;
-    if (open < pos) {
-      // a `}}` with no `{{` before it: literal
-      lit += src.slice(pos, close + 2);
-      pos = close + 2;
-      continue;
-    }
-    lit += src.slice(pos, open);
-    if (lit !== '') parts.push(lit);
-    lit = '';
-    parts.push(parseExpression(src.slice(open + 2, close)));
-    pos = close + 2;
-  }
-  lit += src.slice(pos);
-  if (lit !== '') parts.push(lit);
-  return parts;
-}
-
-type Token =
-  | { readonly t: 'word'; readonly v: string }
-  | { readonly t: 'str'; readonly v: string }
-  | { readonly t: '(' }
-  | { readonly t: ')' };
-
-function isSpace(ch: string): boolean {
-  return ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r';
-}
-
-function tokenize(s: string): Token[] | null {
-  const out: Token[] = [];
-  let i = 0;
-  while (i < s.length) {
-    const ch = s[i];
-    if (isSpace(ch)) {
-      i++;
-    } else if (ch === '(' || ch === ')') {
-      out.push({ t: ch });
-      i++;
-    } else if (ch === '"') {
-      let v = '';
-      i++;
-      for (;;) {
-        if (i >= s.length) return null; // unterminated string literal
-        const c = s[i];
-        if (c === '"') break;
-        if (c === '\\' && (s[i + 1] === '"' || s[i + 1] === '\\')) {
-          v += s[i + 1];
-          i += 2;
-        } else {
-          v += c;
-          i++;
-        }
-      }
-      i++;
-      out.push({ t: 'str', v });
-    } else {
-      const start = i;
-      while (i < s.length && !isSpace(s[i]) && s[i] !== '"' && s[i] !== '(' && s[i] !== ')') i++;
-      out.push({ t: 'word', v: s.slice(start, i) });
-    }
-  }
-  return out;
-}
-
-function parseExpression(text: string): Node {
-  const tokens = tokenize(text);
-  if (tokens === null) return INVALID;
-  const state = { i: 0 };
-  const node = parseSequence(tokens, state);
-  return state.i === tokens.length ? node : INVALID;
-}
-
-/** Parses items up to a `)` or the end: a helper call, or a single value. */
-function parseSequence(tokens: readonly Token[], state: { i: number }): Node {
-  const items: Node[] = [];
-  let head: string | null = null;
-  while (state.i < tokens.length) {
-    const tok = tokens[state.i];
-    if (tok.t === ')') break;
-    state.i++;
-    if (tok.t === '(') {
-      items.push(parseSequence(tokens, state));
-      if (tokens[state.i]?.t !== ')') return INVALID;
-      state.i++;
-    } else if (tok.t === 'str') {
-      items.push({ kind: 'lit', value: tok.v });
-    } else if (items.length === 0 && HELPERS.has(tok.v)) {
-      head = tok.v;
-      items.push(INVALID); // placeholder for the head
-    } else {
-      items.push(atom(tok.v));
-    }
-  }
-  if (head !== null) return { kind: 'call', name: head, args: items.slice(1) };
-  return items.length === 1 ? items[0] : INVALID;
-}
-
-function atom(word: string): Node {
-  if (NULLARY.has(word)) return { kind: 'call', name: word, args: [] };
-  if (INT_RE.test(word)) return { kind: 'lit', value: String(Number(word)) };
-  return { kind: 'path', segs: word.split('.') };
 }
 
 // ---------------------------------------------------------------------------------------------

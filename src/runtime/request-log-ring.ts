@@ -1,0 +1,231 @@
+/**
+ * The request log's queue storage: per project a ring of reusable slots that copy each request's
+ * text (see Slot), and `settle`, which spells an entry as it is stored and streamed.
+ */
+import type { RequestLogEntry } from '../domain/model.js';
+import { seqId } from '../store/ids.js';
+import { headersFromRaw } from './context.js';
+
+/**
+ * A mock request as the hot path records it: a sequence number for the id, and node's raw header
+ * lines. Both are spelled out (id; headers flattened and redacted) only when the entry is streamed
+ * or written: under a flood most entries are overwritten before that.
+ */
+export type LogRecord = Omit<RequestLogEntry, 'headers' | 'id'> & { seq: number; rawHeaders: readonly string[] };
+export type Pending = RequestLogEntry | LogRecord;
+
+const REDACTED = ['authorization', 'proxy-authorization', 'cookie'];
+
+/** The entry as it is stored and streamed: credentials in headers replaced by `[redacted]`. */
+export function settle(p: LogRecord): RequestLogEntry {
+  const headers = headersFromRaw(p.rawHeaders);
+  for (const k of REDACTED) if (k in headers) headers[k] = '[redacted]';
+  const e: RequestLogEntry = {
+    id: seqId(p.seq),
+    at: p.at,
+    method: p.method,
+    path: p.path,
+    query: p.query,
+    headers,
+    body: p.body,
+    endpointId: p.endpointId,
+    ruleId: p.ruleId,
+    statusCode: p.statusCode,
+    durationMs: p.durationMs,
+    actions: p.actions,
+    rules: p.rules,
+  };
+  if (p.proxied) e.proxied = true;
+  if (p.session) e.session = p.session;
+  if (p.error) e.error = p.error;
+  return e;
+}
+
+/**
+ * Writes a latin1 string (node's parser makes one byte per character of the URL and header lines)
+ * at `o`; a plain loop beats the native call for the short strings of a request.
+ */
+function putLatin1(b: Buffer, s: string, o: number): number {
+  const n = s.length;
+  if (n > 64) return b.write(s, o, 'latin1');
+  for (let i = 0; i < n; i++) b[o + i] = s.charCodeAt(i);
+  return n;
+}
+
+/** An entry's request text up to this many bytes is copied into its slot (see Slot). */
+const SLOT_BYTES = 1024;
+
+/**
+ * One place in a project's ring. Slots are reused: a new entry overwrites the oldest one's fields
+ * in place. The request's own strings (path, query, header lines, a small body) are copied into
+ * the slot's buffer, so a queued entry keeps no object of its request alive: under a flood the
+ * ring (1000 entries, more than the young generation holds between two scavenges) would otherwise
+ * keep every recent request's strings alive, to be copied by each scavenge and promoted.
+ * A larger request keeps references to its strings instead.
+ */
+export class Slot {
+  /** an entry recorded in its final form (or settled early for live subscribers) */
+  settled: RequestLogEntry | null = null;
+  seq = 0;
+  at = '';
+  method = '';
+  endpointId: string | null = null;
+  ruleId: string | null = null;
+  statusCode = 0;
+  durationMs = 0.5;
+  /** the evaluation's outcomes and traces, copied into the slot's own arrays (their elements are
+   * shared objects built at compile time, or small ones of a failed action) */
+  private readonly actions: RequestLogEntry['actions'] = [];
+  private readonly rules: RequestLogEntry['rules'] = [];
+  private actionCount = 0;
+  private ruleCount = 0;
+  proxied = false;
+  session = '';
+  error = '';
+  /** path, query, body, header lines: referenced (`refs`) or, when `refs` is null, copied (bytes + lengths) */
+  private bytes: Buffer | null = null;
+  /** byte lengths of the copied strings; only the first `count` are this entry's (the array is
+   * overwritten, not emptied, so its backing store is reused) */
+  private readonly lengths: number[] = [];
+  private count = 0;
+  private refs: Pick<LogRecord, 'path' | 'query' | 'body' | 'rawHeaders'> | null = null;
+
+  constructor(p: Pending) {
+    this.set(p);
+  }
+
+  set(p: Pending): void {
+    if (!('rawHeaders' in p)) {
+      this.settled = p;
+      this.refs = null;
+      this.actionCount = 0;
+      this.ruleCount = 0;
+      return;
+    }
+    this.settled = null;
+    this.seq = p.seq;
+    this.at = p.at;
+    this.method = p.method;
+    this.endpointId = p.endpointId;
+    this.ruleId = p.ruleId;
+    this.statusCode = p.statusCode;
+    this.durationMs = p.durationMs;
+    this.actionCount = p.actions.length;
+    for (let i = 0; i < this.actionCount; i++) this.actions[i] = p.actions[i];
+    this.ruleCount = p.rules.length;
+    for (let i = 0; i < this.ruleCount; i++) this.rules[i] = p.rules[i];
+    this.proxied = p.proxied === true;
+    this.session = p.session ?? '';
+    this.error = p.error ?? '';
+    this.refs = this.copy(p) ? null : p;
+  }
+
+  /** Copies the request's text into the slot's buffer when it fits: path, query and header lines
+   * are latin1 as node's parser made them (one byte per character), the body UTF-8. */
+  private copy(p: LogRecord): boolean {
+    const raw = p.rawHeaders;
+    let need = p.path.length + p.query.length + 3 * p.body.length;
+    for (let i = 0; i < raw.length; i++) need += raw[i].length;
+    if (need > SLOT_BYTES) return false;
+    let b = this.bytes;
+    if (b === null || b.length < need) {
+      b = Buffer.allocUnsafe(need <= 256 ? 256 : SLOT_BYTES);
+      this.bytes = b;
+    }
+    const lens = this.lengths;
+    let o = 0;
+    let n = putLatin1(b, p.path, o);
+    lens[0] = n;
+    o += n;
+    n = putLatin1(b, p.query, o);
+    lens[1] = n;
+    o += n;
+    n = p.body.length === 0 ? 0 : b.write(p.body, o, 'utf8');
+    lens[2] = n;
+    o += n;
+    for (let i = 0; i < raw.length; i++) {
+      n = putLatin1(b, raw[i], o);
+      lens[3 + i] = n;
+      o += n;
+    }
+    this.count = 3 + raw.length;
+    return true;
+  }
+
+  entry(): RequestLogEntry {
+    if (this.settled) return this.settled;
+    let text = this.refs;
+    if (text === null) {
+      const b = this.bytes as Buffer;
+      const lens = this.lengths;
+      let o = 0;
+      const read = (i: number, enc: 'latin1' | 'utf8') => {
+        const start = o;
+        o += lens[i];
+        return b.toString(enc, start, o);
+      };
+      const path = read(0, 'latin1');
+      const query = read(1, 'latin1');
+      const body = read(2, 'utf8');
+      const rawHeaders: string[] = [];
+      for (let i = 3; i < this.count; i++) rawHeaders.push(read(i, 'latin1'));
+      text = { path, query, body, rawHeaders };
+    }
+    return settle({
+      seq: this.seq,
+      at: this.at,
+      method: this.method,
+      path: text.path,
+      query: text.query,
+      rawHeaders: text.rawHeaders,
+      body: text.body,
+      endpointId: this.endpointId,
+      ruleId: this.ruleId,
+      statusCode: this.statusCode,
+      durationMs: this.durationMs,
+      actions: this.actions.slice(0, this.actionCount),
+      rules: this.rules.slice(0, this.ruleCount),
+      proxied: this.proxied,
+      session: this.session,
+      error: this.error,
+    });
+  }
+}
+
+/** The newest `cap` unwritten entries of one project; older ones are overwritten (coalesced). */
+export class Ring {
+  items: Slot[] = [];
+  /** when full: the index of the oldest entry */
+  private next = 0;
+  /** entries overwritten since the ring was made */
+  overwritten = 0;
+
+  constructor(private readonly cap: number) {}
+
+  push(e: Pending): void {
+    if (this.items.length < this.cap) {
+      this.items.push(new Slot(e));
+      return;
+    }
+    this.items[this.next].set(e);
+    this.next = this.next + 1 === this.cap ? 0 : this.next + 1;
+    this.overwritten++;
+  }
+
+  /**
+   * Drops the oldest entry (past the global bound). A ring that has wrapped is put back in order
+   * first, so the next push appends after the newest entry; either way exactly one entry goes.
+   */
+  dropOldest(): void {
+    if (this.next !== 0) {
+      this.items = this.ordered();
+      this.next = 0;
+    }
+    this.items.shift();
+  }
+
+  /** Oldest first. */
+  ordered(): Slot[] {
+    return this.next === 0 ? this.items : [...this.items.slice(this.next), ...this.items.slice(0, this.next)];
+  }
+}
