@@ -150,6 +150,32 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
       reply.code(204).send();
     },
   );
+  type PP = Params<'projectId'>;
+  app.get<{ Params: PP; Querystring: SQ }>(
+    '/api/projects/:projectId/storage',
+    {
+      schema: {
+        tags,
+        summary: 'Project storage ({name: value}, store_variable with scope project); ?session= for a mock session',
+        querystring: sessionQuery,
+      },
+    },
+    async (req) => store.storage.getProject(caller(req).id, req.params.projectId, req.query.session ?? ''),
+  );
+  app.delete<{ Params: PP; Querystring: SQ }>(
+    '/api/projects/:projectId/storage',
+    {
+      schema: {
+        tags,
+        summary: 'Empty the project storage: of one session with ?session=, else the shared state and every session',
+        querystring: sessionQuery,
+      },
+    },
+    async (req, reply) => {
+      await store.storage.clearProject(caller(req).id, req.params.projectId, req.query.session);
+      reply.code(204).send();
+    },
+  );
   app.get<{ Params: EP }>(
     '/api/projects/:projectId/endpoints/:id/sessions',
     { schema: { tags: etags, summary: 'Mock sessions (X-Mockyard-Session) seen on this endpoint' } },

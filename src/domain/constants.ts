@@ -12,10 +12,32 @@ export const RULE_LIMITS: Record<Plan, number> = { free: 3, pro: 15, business: 2
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof METHODS)[number];
 
-export const CONDITION_TARGETS = ['method', 'path', 'header', 'query', 'body', 'body_json', 'random'] as const;
+export const CONDITION_TARGETS = [
+  'method',
+  'path',
+  'header',
+  'query',
+  'body',
+  'body_json',
+  'random',
+  'endpoint',
+  'project',
+  'vars',
+] as const;
 export type ConditionTarget = (typeof CONDITION_TARGETS)[number];
 /** Targets that read a named value and so need `key`. */
-export const KEYED_TARGETS: readonly ConditionTarget[] = ['header', 'query', 'body_json'];
+export const KEYED_TARGETS: readonly ConditionTarget[] = [
+  'header',
+  'query',
+  'body_json',
+  'endpoint',
+  'project',
+  'vars',
+];
+
+/** Where `store_variable` and `delete_variable` keep a value (CONTRACT §11). */
+export const STORAGE_SCOPES = ['endpoint', 'project'] as const;
+export type StorageScope = (typeof STORAGE_SCOPES)[number];
 
 export const OPERATORS = [
   'equals',
@@ -42,7 +64,7 @@ export type SequenceMode = (typeof SEQUENCE_MODES)[number];
 export const ON_ERROR = ['continue', 'stop'] as const;
 export type OnError = (typeof ON_ERROR)[number];
 
-export const ACTION_TYPES = ['set_variable', 'store_variable', 'http_request'] as const;
+export const ACTION_TYPES = ['set_variable', 'store_variable', 'delete_variable', 'http_request'] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 
 /** Resource limits on rule contents (docs/limits.md). */

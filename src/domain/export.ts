@@ -230,7 +230,8 @@ export async function importProject(
     for (const e of checked.endpoints) {
       const endpoint = await store.endpoints.create(ownerId, project.id, e.input);
       for (const r of e.rules) await store.rules.create(ownerId, project.id, endpoint.id, r, rulesPerEndpoint);
-      if (e.storage.length > 0) await store.hot.updateStorage(endpoint.id, '', () => e.storage);
+      if (e.storage.length > 0)
+        await store.hot.updateStorage({ kind: 'endpoint', id: endpoint.id }, '', () => e.storage);
     }
   } catch (err) {
     await store.projects.delete(ownerId, project.id).catch(() => {});

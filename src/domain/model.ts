@@ -8,6 +8,7 @@ import type {
   ActionOutcomeRecord,
   ActionRecord,
   ConditionRecord,
+  DeleteVariableRecord,
   EndpointRecord,
   HttpRequestRecord,
   MockSessionRecord,
@@ -32,6 +33,7 @@ export type Step = Static<typeof StepRecord>;
 export type RuleResponse = Static<typeof ResponseRecord>;
 export type SetVariableAction = Static<typeof SetVariableRecord>;
 export type StoreVariableAction = Static<typeof StoreVariableRecord>;
+export type DeleteVariableAction = Static<typeof DeleteVariableRecord>;
 export type HttpRequestAction = Static<typeof HttpRequestRecord>;
 export type Action = Static<typeof ActionRecord>;
 export type Rule = Static<typeof RuleRecordSchema>;

@@ -13,6 +13,7 @@ import {
   OPERATORS,
   PLANS,
   SEQUENCE_MODES,
+  STORAGE_SCOPES,
 } from './constants.js';
 
 export const strEnum = <T extends readonly string[]>(values: T, description?: string) =>
@@ -82,6 +83,14 @@ export const StoreVariableRecord = Type.Object({
   type: Type.Literal('store_variable'),
   name: Type.String(),
   value: Type.String(),
+  /** the endpoint's storage ({{endpoint.NAME}}) or the project's ({{project.NAME}}), per session */
+  scope: strEnum(STORAGE_SCOPES),
+  onError,
+});
+export const DeleteVariableRecord = Type.Object({
+  type: Type.Literal('delete_variable'),
+  name: Type.String(),
+  scope: strEnum(STORAGE_SCOPES),
   onError,
 });
 export const HttpRequestRecord = Type.Object({
@@ -96,7 +105,12 @@ export const HttpRequestRecord = Type.Object({
   saveAs: Type.Optional(Type.String()),
   onError,
 });
-export const ActionRecord = Type.Union([SetVariableRecord, StoreVariableRecord, HttpRequestRecord]);
+export const ActionRecord = Type.Union([
+  SetVariableRecord,
+  StoreVariableRecord,
+  DeleteVariableRecord,
+  HttpRequestRecord,
+]);
 
 export const RuleRecordSchema = Type.Object({
   id: Type.String(),

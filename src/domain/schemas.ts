@@ -15,6 +15,7 @@ import {
   OPERATORS,
   PLANS,
   SEQUENCE_MODES,
+  STORAGE_SCOPES,
 } from './constants.js';
 import { ProjectRecord, strEnum, UserRecord } from './records.js';
 
@@ -174,19 +175,20 @@ export const ResponseSchema = Type.Object(
 
 const onError = Type.Optional(strEnum(ON_ERROR));
 const varName = Type.String({ minLength: 1, maxLength: LIMITS.nameLength });
-const variableAction = <T extends 'set_variable' | 'store_variable'>(type: T) =>
-  Type.Object(
-    {
-      type: Type.Literal(type),
-      onError,
-      name: varName,
-      value: Type.Optional(Type.String({ maxLength: LIMITS.valueLength })),
-    },
-    { additionalProperties: false },
-  );
+const value = Type.Optional(Type.String({ maxLength: LIMITS.valueLength }));
+const scope = Type.Optional(
+  strEnum(STORAGE_SCOPES, 'endpoint (default): {{endpoint.NAME}}; project: {{project.NAME}}, shared by its endpoints'),
+);
 const actionVariants = [
-  variableAction('set_variable'),
-  variableAction('store_variable'),
+  Type.Object({ type: Type.Literal('set_variable'), onError, name: varName, value }, { additionalProperties: false }),
+  Type.Object(
+    { type: Type.Literal('store_variable'), onError, name: varName, value, scope },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { type: Type.Literal('delete_variable'), onError, name: varName, scope },
+    { additionalProperties: false },
+  ),
   Type.Object(
     {
       type: Type.Literal('http_request'),

@@ -18,6 +18,7 @@ import {
   type RuleResponse,
   type SequenceMode,
   type Step,
+  type StorageScope,
   VALUED_OPERATORS,
 } from './model.js';
 
@@ -206,7 +207,11 @@ function action(raw: Json, at: string, p: Problems): Action {
     if (raw.saveAs !== undefined) a.saveAs = raw.saveAs as string;
     return a;
   }
-  return { type, name: raw.name as string, value: (raw.value as string | undefined) ?? '', onError };
+  const name = raw.name as string;
+  if (type === 'set_variable') return { type, name, value: (raw.value as string | undefined) ?? '', onError };
+  const scope = (raw.scope as StorageScope | undefined) ?? 'endpoint';
+  if (type === 'delete_variable') return { type, name, scope, onError };
+  return { type, name, value: (raw.value as string | undefined) ?? '', scope, onError };
 }
 
 export interface RuleInput {

@@ -2,13 +2,13 @@
  * Records → an immutable compiled project: a route table, compiled conditions, templates and
  * sequences. Built once per configuration version; the hot path only runs what is built here.
  */
-import type { RuleRecord, RuleTrace, Step } from '../domain/model.js';
+import type { RuleRecord, RuleTrace, Step, StorageScope } from '../domain/model.js';
 import { type CompiledCondition, compileCondition } from './conditions.js';
 import type { ProjectConfig } from './ports.js';
 import { answerHeaders, type OutHeaders, sendableHeaderValue } from './respond.js';
 import { Router } from './router.js';
 import { compileSequence, type Sequence } from './sequence.js';
-import { compileTemplate, referencesStorage, type Template } from './template.js';
+import { compileTemplate, referencesProjectStorage, referencesStorage, type Template } from './template.js';
 
 export interface CompiledStep {
   readonly statusCode: number;
@@ -26,7 +26,14 @@ export interface CompiledStep {
 
 export type CompiledAction =
   | { readonly type: 'set_variable'; readonly name: string; readonly value: Template; readonly stop: boolean }
-  | { readonly type: 'store_variable'; readonly name: string; readonly value: Template; readonly stop: boolean }
+  | {
+      readonly type: 'store_variable';
+      readonly name: string;
+      readonly value: Template;
+      readonly scope: StorageScope;
+      readonly stop: boolean;
+    }
+  | { readonly type: 'delete_variable'; readonly name: string; readonly scope: StorageScope; readonly stop: boolean }
   | {
       readonly type: 'http_request';
       readonly url: Template;
@@ -81,8 +88,10 @@ export interface CompiledEndpoint {
   readonly fixedLength: number;
   /** the default body's template when it is templated, else null */
   readonly defaultBody: Template | null;
-  /** some template reads {{endpoint.*}}: load the storage before evaluating */
+  /** some template or condition reads the endpoint's storage: load it before evaluating */
   readonly readsStorage: boolean;
+  /** some template or condition reads the project's storage ({{project.*}}): load it too */
+  readonly readsProjectStorage: boolean;
   /** no storage to load, no rule with an action or a counter: evaluation never waits */
   readonly immediate: boolean;
 }
@@ -148,10 +157,11 @@ function compileRule(r: RuleRecord, sources: string[], endpointContentType: stri
         stop,
       };
     }
+    if (a.type === 'delete_variable') return { type: a.type, name: a.name, scope: a.scope, stop };
     sources.push(a.value);
     return a.type === 'set_variable'
       ? { type: a.type, name: a.name, value: compileTemplate(a.value), stop }
-      : { type: a.type, name: a.name, value: compileTemplate(a.value), stop };
+      : { type: a.type, name: a.name, value: compileTemplate(a.value), scope: a.scope ?? 'endpoint', stop };
   });
   const steps = r.response ? r.response.steps.map((s) => compileStep(s, sources, endpointContentType)) : null;
   return {
@@ -204,6 +214,9 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       contentTypes.set(e.contentType, contentType);
     }
     const fixedBody = defaultBody.constant ?? null;
+    const conditionTargets = new Set(own?.flatMap((r) => r.conditions.map((c) => c.target)));
+    const readsStorage = conditionTargets.has('endpoint') || sources.some(referencesStorage);
+    const readsProjectStorage = conditionTargets.has('project') || sources.some(referencesProjectStorage);
     router.add(e.method, e.path, {
       id: e.id,
       statusCode: e.statusCode,
@@ -212,8 +225,9 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       fixedBody,
       fixedLength: fixedBody === null ? 0 : Buffer.byteLength(fixedBody),
       defaultBody: fixedBody === null ? defaultBody : null,
-      readsStorage: sources.some(referencesStorage),
-      immediate: !sources.some(referencesStorage) && rules.every((r) => r.actions.length === 0 && !r.counted),
+      readsStorage,
+      readsProjectStorage,
+      immediate: !readsStorage && !readsProjectStorage && rules.every((r) => r.actions.length === 0 && !r.counted),
     });
   }
   return { id: cfg.project.id, version: cfg.version, fallbackUrl: cfg.project.fallbackUrl, router: router.built() };

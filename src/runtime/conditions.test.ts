@@ -14,7 +14,13 @@ function record(entries: Record<string, string> = {}): Record<string, string> {
   return Object.assign(Object.create(null), entries);
 }
 
-function makeCtx(req: Partial<RequestView> = {}, rng = 0.5): EvalContext {
+interface State {
+  storage?: Record<string, string>;
+  projectStorage?: Record<string, string>;
+  vars?: Record<string, string | { status: number; headers: Record<string, string>; body: string }>;
+}
+
+function makeCtx(req: Partial<RequestView> = {}, rng = 0.5, state: State = {}): EvalContext {
   const view: RequestView = {
     method: 'GET',
     path: '/x',
@@ -34,8 +40,9 @@ function makeCtx(req: Partial<RequestView> = {}, rng = 0.5): EvalContext {
   let parsed: { ok: true; value: unknown } | { ok: false } | undefined;
   return {
     req: view,
-    vars: new Map(),
-    storage: new Map(),
+    vars: new Map(Object.entries(state.vars ?? {})),
+    storage: new Map(Object.entries(state.storage ?? {})),
+    projectStorage: new Map(Object.entries(state.projectStorage ?? {})),
     rng: () => rng,
     now: () => 0,
     uuid: () => '00000000-0000-4000-8000-000000000000',
@@ -67,6 +74,19 @@ const TARGETS: Record<
   body_json: {
     key: 'user.name',
     ctx: (v) => makeCtx({ body: JSON.stringify(v === undefined ? { user: { other: 'vip' } } : { user: { name: v } }) }),
+  },
+  // state (CONTRACT §11): stored values of the endpoint and the project, this request's variables
+  endpoint: {
+    key: 'cart',
+    ctx: (v) => makeCtx({}, 0.5, { storage: v === undefined ? { other: 'full' } : { cart: v } }),
+  },
+  project: {
+    key: 'cart',
+    ctx: (v) => makeCtx({}, 0.5, { projectStorage: v === undefined ? { other: 'full' } : { cart: v } }),
+  },
+  vars: {
+    key: 'tier',
+    ctx: (v) => makeCtx({}, 0.5, { vars: v === undefined ? { other: 'gold' } : { tier: v } }),
   },
 };
 

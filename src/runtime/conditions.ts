@@ -59,6 +59,25 @@ function reader(c: Condition): Reader {
         return doc.ok ? renderJsonValue(readJsonPath(doc.value, path)) : undefined;
       };
     }
+    case 'endpoint': {
+      const key = c.key;
+      if (key === undefined) return readAbsent;
+      return (ctx) => ctx.storage.get(key);
+    }
+    case 'project': {
+      const key = c.key;
+      if (key === undefined) return readAbsent;
+      return (ctx) => ctx.projectStorage.get(key);
+    }
+    case 'vars': {
+      const key = c.key;
+      if (key === undefined) return readAbsent;
+      // a saved webhook answer compares as its body, as {{vars.NAME}} renders it
+      return (ctx) => {
+        const v = ctx.vars.get(key);
+        return v === undefined || typeof v === 'string' ? v : v.body;
+      };
+    }
     default:
       return readAbsent;
   }

@@ -182,6 +182,8 @@ export class MockContext implements EvalContext {
   private varMap: Map<string, VarValue> | null = null;
   /** set by the engine when the endpoint's storage is loaded */
   storage = NO_STORAGE as Map<string, string>;
+  /** set by the engine when the project's storage is loaded */
+  projectStorage = NO_STORAGE as Map<string, string>;
   readonly rng: () => number;
   /** X-Mockyard-Seed was sent: `rng` is the seeded one */
   readonly seeded: boolean;

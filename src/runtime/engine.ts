@@ -136,14 +136,24 @@ export class Engine {
     const { ep, ctx, session } = r;
     const { hot } = this.actionDeps.store;
     const traces: RuleTrace[] = [];
-    if (ep.readsStorage) ctx.storage = (yield hot.storage(ep.id, session)) as Map<string, string>;
+    if (ep.readsStorage)
+      ctx.storage = (yield hot.storage({ kind: 'endpoint', id: ep.id }, session)) as Map<string, string>;
+    if (ep.readsProjectStorage)
+      ctx.projectStorage = (yield hot.storage({ kind: 'project', id: r.projectId }, session)) as Map<string, string>;
     let pipeline: ActionPipeline | null = null;
     const outcomes = () => pipeline?.outcomes ?? NO_ACTIONS;
 
     for (const rule of ep.rules) {
       if (!matches(rule, ctx, traces)) continue;
       if (rule.actions.length > 0) {
-        pipeline ??= new ActionPipeline({ deps: this.actionDeps, ctx, endpointId: ep.id, session, hops: r.hops });
+        pipeline ??= new ActionPipeline({
+          deps: this.actionDeps,
+          ctx,
+          projectId: r.projectId,
+          endpointId: ep.id,
+          session,
+          hops: r.hops,
+        });
         const result = yield* pipeline.run(rule.actions);
         if (result)
           return {

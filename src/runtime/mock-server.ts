@@ -294,7 +294,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     const seedHeader = req.headers[SEED_HEADER];
     const seed = seedHeader === undefined ? null : String(seedHeader);
     const ctx = new MockContext(view, seed, Math.random, renderLimit);
-    if (ep.rules.length === 0 && !ep.readsStorage) {
+    if (ep.rules.length === 0 && !ep.readsStorage && !ep.readsProjectStorage) {
       // no rules and nothing stored to read: the templated default, rendered at once
       finish(
         x,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, referencesBody, referencesStorage } from './template.js';
+import { compileTemplate, referencesBody, referencesProjectStorage, referencesStorage } from './template.js';
 import type { EvalContext, RequestView, VarValue } from './types.js';
 
 const NOW = Date.UTC(2024, 0, 15, 12, 0, 0); // 2024-01-15T12:00:00.000Z
@@ -12,6 +12,7 @@ interface CtxOptions {
   req?: Partial<RequestView>;
   vars?: Record<string, VarValue>;
   storage?: Record<string, string>;
+  projectStorage?: Record<string, string>;
   rng?: number[];
 }
 
@@ -40,6 +41,7 @@ function makeCtx(o: CtxOptions = {}): EvalContext & { jsonCalls: number } {
     req,
     vars: new Map(Object.entries(o.vars ?? {})),
     storage: new Map(Object.entries(o.storage ?? {})),
+    projectStorage: new Map(Object.entries(o.projectStorage ?? {})),
     jsonCalls: 0,
     rng: () => (rolls.length > 1 ? (rolls.shift() as number) : rolls[0]),
     now: () => NOW,
@@ -226,7 +228,11 @@ describe('compileTemplate: vars and endpoint storage', () => {
     headers: { 'content-type': 'application/json', 'x-id': '9' },
     body: '{"id":7,"o":{"k":[1]}}',
   };
-  const o: CtxOptions = { vars: { greeting: 'hi', r: saved }, storage: { last: 'ann', 'a.b': 'dotted' } };
+  const o: CtxOptions = {
+    vars: { greeting: 'hi', r: saved },
+    storage: { last: 'ann', 'a.b': 'dotted' },
+    projectStorage: { cart: 'full', last: 'project-ann' },
+  };
   it.each([
     ['{{vars.greeting}}', 'hi'],
     ['[{{vars.greeting.status}}]', '[]'],
@@ -243,6 +249,8 @@ describe('compileTemplate: vars and endpoint storage', () => {
     ['{{endpoint.last}}', 'ann'],
     ['{{endpoint.a.b}}', 'dotted'],
     ['[{{endpoint.nope}}][{{endpoint}}]', '[][]'],
+    ['{{project.cart}} {{project.last}} {{endpoint.last}}', 'full project-ann ann'],
+    ['[{{project.nope}}][{{project}}]', '[][]'],
   ])('%s → %s', (src, expected) => {
     expect(render(src, o)).toBe(expected);
   });
@@ -389,5 +397,18 @@ describe('referencesStorage / referencesBody', () => {
   ])('%s → storage %s, body %s', (src, storage, body) => {
     expect(referencesStorage(src)).toBe(storage);
     expect(referencesBody(src)).toBe(body);
+    expect(referencesProjectStorage(src)).toBe(false);
+  });
+});
+
+describe('referencesProjectStorage', () => {
+  it.each([
+    ['{{project.cart}}', true],
+    ['{{default endpoint.x project.y}}', true],
+    ['{{project}}', false],
+    ['{{endpoint.project}}', false],
+    ['project.cart', false],
+  ])('%s → %s', (src, expected) => {
+    expect(referencesProjectStorage(src)).toBe(expected);
   });
 });

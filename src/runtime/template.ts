@@ -100,6 +100,10 @@ function compilePath(segs: readonly string[]): Compiled {
     const name = segs.slice(1).join('.');
     return getter((ctx) => ctx.storage.get(name));
   }
+  if (root === 'project' && segs.length >= 2) {
+    const name = segs.slice(1).join('.');
+    return getter((ctx) => ctx.projectStorage.get(name));
+  }
   if (root !== 'request') return ABSENT;
   if (segs.length === 2) {
     if (second === 'method') return getter((ctx) => ctx.req.method);
@@ -312,6 +316,11 @@ function someNode(src: string, pred: (segs: readonly string[]) => boolean): bool
 /** True when the template reads `endpoint.*` (the engine then loads the endpoint's storage). */
 export function referencesStorage(src: string): boolean {
   return someNode(src, (segs) => segs[0] === 'endpoint' && segs.length >= 2);
+}
+
+/** True when the template reads `project.*` (the engine then loads the project's storage). */
+export function referencesProjectStorage(src: string): boolean {
+  return someNode(src, (segs) => segs[0] === 'project' && segs.length >= 2);
 }
 
 /** True when the template reads `request.body` or `request.body.*`. */

@@ -44,6 +44,8 @@ export interface EvalContext {
   readonly vars: Map<string, VarValue>;
   /** the endpoint's stored variables (store_variable), as seen by this request */
   readonly storage: Map<string, string>;
+  /** the project's stored variables (store_variable with scope project), as seen by this request */
+  readonly projectStorage: Map<string, string>;
   /** uniform in [0, 1) */
   rng(): number;
   /** ms since epoch */

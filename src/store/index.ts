@@ -61,7 +61,7 @@ export class Store extends EventEmitter {
     this.projects = new Projects(core);
     this.endpoints = new Endpoints(core, this.projects);
     this.rules = new Rules(core, this.endpoints);
-    this.storage = new Storage(core, this.endpoints);
+    this.storage = new Storage(core, this.endpoints, this.projects);
     this.mockSessions = new MockSessions(core, this.endpoints);
     this.logs = new LogEntries(core, this.projects);
     this.mockConfig = new MockConfig(core);

@@ -32,6 +32,7 @@ export class MockSessions {
     const { db } = this.core;
     await db.deleteFrom('rule_hits').where('session', '<>', '').where('touched_at', '<', before).execute();
     await db.deleteFrom('storage').where('session', '<>', '').where('touched_at', '<', before).execute();
+    await db.deleteFrom('project_storage').where('session', '<>', '').where('touched_at', '<', before).execute();
   }
 
   /** Forgets one mock session of a project: its sequence positions and stored values. */
@@ -48,6 +49,7 @@ export class MockSessions {
       .where('session', '=', session)
       .where('endpoint_id', 'in', (eb) => eb.selectFrom('endpoints').select('id').where('project_id', '=', projectId))
       .execute();
+    await db.deleteFrom('project_storage').where('session', '=', session).where('project_id', '=', projectId).execute();
   }
 
   /**
@@ -63,6 +65,8 @@ export class MockSessions {
         UNION ALL
         SELECT e.project_id AS project_id, st.session AS session, st.touched_at AS touched
           FROM storage st JOIN endpoints e ON e.id = st.endpoint_id WHERE st.session <> ''
+        UNION ALL
+        SELECT project_id, session, touched_at AS touched FROM project_storage WHERE session <> ''
       ), g AS (SELECT project_id, session, MAX(touched) AS touched FROM s GROUP BY project_id, session),
       ranked AS (
         SELECT project_id, session, ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY touched DESC, session) AS n FROM g

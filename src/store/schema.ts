@@ -72,6 +72,13 @@ export interface StorageTable {
   value: string;
   touched_at: number | string;
 }
+export interface ProjectStorageTable {
+  project_id: string;
+  session: string;
+  name: string;
+  value: string;
+  touched_at: number | string;
+}
 export interface RequestLogTable {
   seq: Generated<number>;
   id: string;
@@ -91,6 +98,7 @@ export interface Database {
   rules: RulesTable;
   rule_hits: RuleHitsTable;
   storage: StorageTable;
+  project_storage: ProjectStorageTable;
   request_log: RequestLogTable;
   schema_version: SchemaVersionTable;
 }

@@ -441,7 +441,7 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
       const r = await store.rules.create(u.id, p.id, e.id, rule('r'), 3);
       await store.hot.hit(r.id, '');
       await store.hot.hit(r.id, 'session-a');
-      await store.hot.updateStorage(e.id, '', () => [['k', 'v']]);
+      await store.hot.updateStorage({ kind: 'endpoint', id: e.id }, '', () => [['k', 'v']]);
       await store.hot.appendLog([{ projectId: p.id, entry: logEntry(1) }]);
       return { u, p, e, r };
     }
@@ -532,7 +532,7 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
       try {
         const { u, p, e } = await owned();
         const append = (s: Store, i: number) =>
-          s.hot.updateStorage(e.id, '', (cur) => {
+          s.hot.updateStorage({ kind: 'endpoint', id: e.id }, '', (cur) => {
             const list = cur.get('list') ?? '';
             const n = Number(cur.get('n') ?? 0);
             return [
@@ -548,7 +548,10 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
         const items = final.list.split(',').map(Number);
         expect(items).toHaveLength(120);
         expect([...items].sort((x, y) => x - y)).toEqual(Array.from({ length: 120 }, (_, i) => i));
-        expect(Object.fromEntries(await store.hot.storage(e.id, ''))).toEqual({ list: final.list, n: '120' });
+        expect(Object.fromEntries(await store.hot.storage({ kind: 'endpoint', id: e.id }, ''))).toEqual({
+          list: final.list,
+          n: '120',
+        });
       } finally {
         await other.close();
       }
@@ -557,16 +560,16 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
     it('storage is per endpoint and per session; storage.clear empties one session or all', async () => {
       const { u, p, e } = await owned('/one');
       const e2 = await store.endpoints.create(u.id, p.id, ep('GET', '/two'));
-      await store.hot.updateStorage(e.id, '', () => [['a', '1']]);
-      await store.hot.updateStorage(e.id, 's1', () => [['a', 's']]);
-      await store.hot.updateStorage(e2.id, '', () => [['b', '2']]);
+      await store.hot.updateStorage({ kind: 'endpoint', id: e.id }, '', () => [['a', '1']]);
+      await store.hot.updateStorage({ kind: 'endpoint', id: e.id }, 's1', () => [['a', 's']]);
+      await store.hot.updateStorage({ kind: 'endpoint', id: e2.id }, '', () => [['b', '2']]);
       expect(await store.storage.get(u.id, p.id, e.id)).toEqual({ a: '1' });
       expect(await store.storage.get(u.id, p.id, e.id, 's1')).toEqual({ a: 's' });
       expect(await store.storage.get(u.id, p.id, e2.id)).toEqual({ b: '2' });
       await store.storage.clear(u.id, p.id, e.id, 's1');
       expect(await store.storage.get(u.id, p.id, e.id, 's1')).toEqual({});
       expect(await store.storage.get(u.id, p.id, e.id)).toEqual({ a: '1' });
-      await store.hot.updateStorage(e.id, 's1', () => [['a', 's']]);
+      await store.hot.updateStorage({ kind: 'endpoint', id: e.id }, 's1', () => [['a', 's']]);
       await store.storage.clear(u.id, p.id, e.id);
       expect(await store.storage.get(u.id, p.id, e.id)).toEqual({});
       expect(await store.storage.get(u.id, p.id, e.id, 's1')).toEqual({});

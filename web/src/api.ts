@@ -121,7 +121,7 @@ export async function send<T>(
 const enc = encodeURIComponent;
 const ep = (pid: string, eid: string) => `/api/projects/${enc(pid)}/endpoints/${enc(eid)}`;
 /** `?session=ID` for a mock session; nothing for the shared state (session ''). */
-const sq = (session: string) => (session ? `?session=${enc(session)}` : '');
+const sq = (session: string | undefined) => (session ? `?session=${enc(session)}` : '');
 
 /** JSON when the text parses as JSON, else YAML (the OpenAPI import takes both). */
 export function documentType(text: string): 'application/json' | 'application/yaml' {
@@ -158,6 +158,12 @@ export const api = {
   deleteEndpoint: (pid: string, eid: string) => request<void>('DELETE', ep(pid, eid)),
 
   /** Stored variables of the shared state (session '') or of one mock session. */
+  /** The project's storage (store_variable with scope project), of the shared state or one session. */
+  projectStorage: (pid: string, session = '', signal?: AbortSignal) =>
+    request<Record<string, unknown>>('GET', `/api/projects/${enc(pid)}/storage${sq(session)}`, undefined, signal),
+  /** Without a session: the project storage of the shared state and of every session. */
+  clearProjectStorage: (pid: string, session?: string) =>
+    request<void>('DELETE', `/api/projects/${enc(pid)}/storage${sq(session)}`),
   storage: (pid: string, eid: string, session = '', signal?: AbortSignal) =>
     request<Record<string, unknown>>('GET', `${ep(pid, eid)}/storage${sq(session)}`, undefined, signal),
   /** Without a session: the storage of the shared state and of every session. */

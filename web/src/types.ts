@@ -20,6 +20,7 @@ export type {
   Operator,
   Plan,
   SequenceMode,
+  StorageScope,
 } from '../../src/domain/constants';
 export {
   ACTION_TIMEOUT,
@@ -31,6 +32,7 @@ export {
   OPERATORS,
   PLANS,
   RULE_LIMITS,
+  STORAGE_SCOPES,
   VALUED_OPERATORS,
   VALUELESS_OPERATORS,
 } from '../../src/domain/constants';

@@ -16,7 +16,7 @@ import { CapExceeded } from '../template.js';
 import { httpRequest } from './http-request.js';
 import type { ActionResult, ActionRunner, ActionScope } from './scope.js';
 import { setVariable } from './set-variable.js';
-import { storeVariable } from './store-variable.js';
+import { deleteVariable, storeVariable } from './store-variable.js';
 
 export { MAX_HOPS } from './http-request.js';
 export type { ActionDeps, ActionScope } from './scope.js';
@@ -27,6 +27,7 @@ export const ACTION_BUDGET_MS = 10_000;
 const RUNNERS: { [T in CompiledAction['type']]: ActionRunner<Extract<CompiledAction, { type: T }>> } = {
   set_variable: setVariable,
   store_variable: storeVariable,
+  delete_variable: deleteVariable,
   http_request: httpRequest,
 };
 
@@ -34,6 +35,7 @@ const RUNNERS: { [T in CompiledAction['type']]: ActionRunner<Extract<CompiledAct
 const OK: Readonly<Record<ActionOutcome['type'], ActionOutcome>> = Object.freeze({
   set_variable: Object.freeze({ type: 'set_variable', ok: true }),
   store_variable: Object.freeze({ type: 'store_variable', ok: true }),
+  delete_variable: Object.freeze({ type: 'delete_variable', ok: true }),
   http_request: Object.freeze({ type: 'http_request', ok: true }),
 });
 

@@ -22,6 +22,7 @@ export interface ActionDeps {
 export interface ActionScope {
   readonly deps: ActionDeps;
   readonly ctx: MockContext;
+  readonly projectId: string;
   readonly endpointId: string;
   readonly session: string;
   readonly hops: number;

@@ -1,14 +1,29 @@
 /**
- * `store_variable`: `{{endpoint.NAME}}`, kept for the endpoint and the request's session. The
- * value is rendered and written under the endpoint's storage lock, so concurrent appends
- * (`{{endpoint.log}}x`) lose nothing; one past the caps of CONTRACT §10 stores nothing.
+ * `store_variable` and `delete_variable`: a value kept for the request's session in the endpoint's
+ * storage (`{{endpoint.NAME}}`) or the project's (`{{project.NAME}}`, shared by its endpoints:
+ * scenarios, CONTRACT §11). The value is rendered and written under the storage's lock, so
+ * concurrent appends (`{{endpoint.log}}x`) lose nothing; one past the caps of CONTRACT §10 stores
+ * nothing.
  */
 import type { Caps } from '../../config.js';
+import type { StorageScope } from '../../domain/model.js';
 import type { CompiledAction } from '../compile.js';
+import type { StorageOwner } from '../ports.js';
 import { CapExceeded } from '../template.js';
-import type { ActionRunner } from './scope.js';
+import type { ActionRunner, ActionScope } from './scope.js';
 
 type StoreVariable = Extract<CompiledAction, { type: 'store_variable' }>;
+type DeleteVariable = Extract<CompiledAction, { type: 'delete_variable' }>;
+
+/** The storage a scope names, and where the context keeps its view of it. */
+function owner(scope: StorageScope, s: ActionScope): StorageOwner {
+  return scope === 'project' ? { kind: 'project', id: s.projectId } : { kind: 'endpoint', id: s.endpointId };
+}
+
+function keep(ctx: ActionScope['ctx'], scope: StorageScope, current: Map<string, string>): void {
+  if (scope === 'project') ctx.projectStorage = current;
+  else ctx.storage = current;
+}
 
 /** A value `store_variable` may keep, or the cap it breaks. */
 export function checkStored(caps: Caps, current: Map<string, string>, name: string, value: string): void {
@@ -23,10 +38,19 @@ export function checkStored(caps: Caps, current: Map<string, string>, name: stri
 
 export const storeVariable: ActionRunner<StoreVariable> = function* (a, scope) {
   const { ctx, deps } = scope;
-  ctx.storage = (yield deps.store.hot.updateStorage(scope.endpointId, scope.session, (current) => {
-    ctx.storage = current;
+  const stored = (yield deps.store.hot.updateStorage(owner(a.scope, scope), scope.session, (current) => {
+    keep(ctx, a.scope, current);
     const value = a.value(ctx);
     checkStored(deps.caps, current, a.name, value);
     return [[a.name, value]];
   })) as Map<string, string>;
+  keep(ctx, a.scope, stored);
+};
+
+export const deleteVariable: ActionRunner<DeleteVariable> = function* (a, scope) {
+  const { ctx, deps } = scope;
+  const stored = (yield deps.store.hot.updateStorage(owner(a.scope, scope), scope.session, () => [
+    [a.name, null],
+  ])) as Map<string, string>;
+  keep(ctx, a.scope, stored);
 };

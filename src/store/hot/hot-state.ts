@@ -5,9 +5,16 @@
  * project's compiled snapshot.
  */
 import type { RequestLogEntry } from '../../domain/model.js';
+import type { StorageKind } from './statements.js';
 
-/** Computes the values to store from the endpoint's current storage (run under its lock). */
-export type StorageWrite = (current: Map<string, string>) => [string, string][];
+/** Whose stored values: an endpoint's or a project's (CONTRACT §11). */
+export interface StorageOwner {
+  readonly kind: StorageKind;
+  readonly id: string;
+}
+
+/** Computes the writes from the current storage (run under its lock): a value, or null to delete. */
+export type StorageWrite = (current: Map<string, string>) => [string, string | null][];
 
 export interface LogRow {
   projectId: string;
@@ -21,14 +28,14 @@ export interface HotState {
    * statement, and the requests get consecutive counts in the order they asked).
    */
   hit(ruleId: string, session: string): Promise<number>;
-  /** The endpoint's stored values in a session (synchronous on SQLite). */
-  storage(endpointId: string, session: string): Map<string, string> | Promise<Map<string, string>>;
+  /** The owner's stored values in a session (synchronous on SQLite). */
+  storage(owner: StorageOwner, session: string): Map<string, string> | Promise<Map<string, string>>;
   /**
-   * Reads the endpoint's storage, lets `write` compute values from it, and stores them, atomically
-   * with respect to every other writer of that endpoint's storage (an append or counter pattern
+   * Reads the owner's storage, lets `write` compute values from it, and stores (or deletes) them,
+   * atomically with respect to every other writer of that storage (an append or counter pattern
    * loses nothing). Answers the storage after the write. A `write` that throws stores nothing.
    */
-  updateStorage(endpointId: string, session: string, write: StorageWrite): Promise<Map<string, string>>;
+  updateStorage(owner: StorageOwner, session: string, write: StorageWrite): Promise<Map<string, string>>;
   /** Writes a batch of request-log entries; entries of a project deleted meanwhile are dropped. */
   appendLog(rows: LogRow[]): void | Promise<void>;
 }

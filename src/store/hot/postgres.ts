@@ -1,21 +1,24 @@
 /**
  * HotState on PostgreSQL (pg pool). Hits of a turn: one `unnest` upsert for all rules and sessions
  * (group-commit.ts), each rule counted alone when the batch fails (e.g. a rule deleted meanwhile).
- * Storage updates: a transaction holding an advisory lock on (endpoint, session), queued per
- * endpoint and session in the process so that at most one pooled connection per key waits for
+ * Storage updates: a transaction holding an advisory lock on (owner, session), queued per owner
+ * and session in the process so that at most one pooled connection per key waits for
  * the cross-process lock and a hot endpoint cannot take the whole pool from the rest of the
  * traffic. The request log: multi-row inserts of up to 500 entries.
  */
 import type pg from 'pg';
 import { failHitGroup, GroupCommit, type HitGroup, hitKey, settleHitGroup } from './group-commit.js';
-import type { HotState, LogRow, StorageWrite } from './hot-state.js';
-import { HIT_CONFLICT, logArgs, logInsert, numbered, STORAGE_READ, STORAGE_UPSERT } from './statements.js';
+import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
+import { HIT_CONFLICT, logArgs, logInsert, numbered, type StorageKind, storageStatements } from './statements.js';
 
 const HIT_BATCH = `INSERT INTO rule_hits (rule_id, session, hits, touched_at)
   SELECT t.r, t.s, t.c, $4 FROM unnest($1::text[], $2::text[], $3::int[]) AS t(r, s, c)
   ${HIT_CONFLICT} RETURNING rule_id, session, hits`;
-const READ = numbered(STORAGE_READ);
-const UPSERT = numbered(STORAGE_UPSERT);
+const numberedStorage = (kind: StorageKind) => {
+  const t = storageStatements(kind);
+  return { read: numbered(t.read), upsert: numbered(t.upsert), remove: numbered(t.remove) };
+};
+const STORAGE = { endpoint: numberedStorage('endpoint'), project: numberedStorage('project') };
 /** 500 rows × 5 parameters: far below PostgreSQL's 65,535 parameters per statement */
 const PG_LOG_CHUNK = 500;
 
@@ -59,13 +62,13 @@ export class PostgresHot implements HotState {
     }
   }
 
-  storage(endpointId: string, session: string): Promise<Map<string, string>> {
-    return this.pool.query(READ, [endpointId, session]).then((r) => toMap(r.rows));
+  storage(owner: StorageOwner, session: string): Promise<Map<string, string>> {
+    return this.pool.query(STORAGE[owner.kind].read, [owner.id, session]).then((r) => toMap(r.rows));
   }
 
-  updateStorage(endpointId: string, session: string, write: StorageWrite): Promise<Map<string, string>> {
-    const key = `storage:${endpointId}:${session}`;
-    const locked = () => this.updateLocked(key, endpointId, session, write);
+  updateStorage(owner: StorageOwner, session: string, write: StorageWrite): Promise<Map<string, string>> {
+    const key = `storage:${owner.kind}:${owner.id}:${session}`;
+    const locked = () => this.updateLocked(key, owner, session, write);
     const mine = (this.storageQueues.get(key) ?? Promise.resolve()).then(locked, locked);
     this.storageQueues.set(key, mine);
     const forget = () => {
@@ -77,20 +80,26 @@ export class PostgresHot implements HotState {
 
   private async updateLocked(
     key: string,
-    endpointId: string,
+    owner: StorageOwner,
     session: string,
     write: StorageWrite,
   ): Promise<Map<string, string>> {
+    const { read, upsert, remove } = STORAGE[owner.kind];
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
-      const current = toMap((await client.query(READ, [endpointId, session])).rows);
+      const current = toMap((await client.query(read, [owner.id, session])).rows);
       const now = Date.now();
       for (const [name, value] of write(current)) {
-        await client.query(UPSERT, [endpointId, session, name, value, now]);
-        current.set(name, value);
+        if (value === null) {
+          await client.query(remove, [owner.id, session, name]);
+          current.delete(name);
+        } else {
+          await client.query(upsert, [owner.id, session, name, value, now]);
+          current.set(name, value);
+        }
       }
       await client.query('COMMIT');
       return current;

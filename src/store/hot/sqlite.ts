@@ -14,23 +14,31 @@
  */
 import type SqliteDatabase from 'better-sqlite3';
 import { failHitGroup, GroupCommit, type HitGroup, type PendingOp, settleHitGroup } from './group-commit.js';
-import type { HotState, LogRow, StorageWrite } from './hot-state.js';
-import { HIT_UPSERT, LOG_CHUNK, logArgs, logInsert, STORAGE_READ, STORAGE_UPSERT } from './statements.js';
+import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
+import { HIT_UPSERT, LOG_CHUNK, logArgs, logInsert, type StorageKind, storageStatements } from './statements.js';
+
+interface StorageStatements {
+  read: SqliteDatabase.Statement;
+  upsert: SqliteDatabase.Statement;
+  remove: SqliteDatabase.Statement;
+}
 
 export class SqliteHot implements HotState {
   private readonly hitStmt: SqliteDatabase.Statement;
-  private readonly readStmt: SqliteDatabase.Statement;
-  private readonly upsertStmt: SqliteDatabase.Statement;
+  private readonly stmts: Record<StorageKind, StorageStatements>;
   private readonly groupTx: (body: () => void) => void;
   private readonly savepoint: <T>(op: () => T) => T;
-  private readonly updateTx: (endpointId: string, session: string, write: StorageWrite) => Map<string, string>;
+  private readonly updateTx: (owner: StorageOwner, session: string, write: StorageWrite) => Map<string, string>;
   private readonly commits: GroupCommit;
   readonly appendLog: (rows: LogRow[]) => void;
 
   constructor(private readonly db: SqliteDatabase.Database) {
     this.hitStmt = db.prepare(HIT_UPSERT);
-    this.readStmt = db.prepare(STORAGE_READ);
-    this.upsertStmt = db.prepare(STORAGE_UPSERT);
+    const prepare = (kind: StorageKind): StorageStatements => {
+      const t = storageStatements(kind);
+      return { read: db.prepare(t.read), upsert: db.prepare(t.upsert), remove: db.prepare(t.remove) };
+    };
+    this.stmts = { endpoint: prepare('endpoint'), project: prepare('project') };
     const logOne = db.prepare(logInsert(1));
     const logChunk = db.prepare(logInsert(LOG_CHUNK));
     this.appendLog = db.transaction((rows: LogRow[]) => {
@@ -40,12 +48,18 @@ export class SqliteHot implements HotState {
     });
     this.groupTx = db.transaction((body: () => void) => body());
     this.savepoint = db.transaction(<T>(op: () => T): T => op()) as <T>(op: () => T) => T;
-    this.updateTx = db.transaction((endpointId: string, session: string, write: StorageWrite) => {
-      const current = this.storage(endpointId, session);
+    this.updateTx = db.transaction((owner: StorageOwner, session: string, write: StorageWrite) => {
+      const current = this.storage(owner, session);
+      const { upsert, remove } = this.stmts[owner.kind];
       const now = Date.now();
       for (const [name, value] of write(current)) {
-        this.upsertStmt.run(endpointId, session, name, value, now);
-        current.set(name, value);
+        if (value === null) {
+          remove.run(owner.id, session, name);
+          current.delete(name);
+        } else {
+          upsert.run(owner.id, session, name, value, now);
+          current.set(name, value);
+        }
       }
       return current;
     });
@@ -98,12 +112,12 @@ export class SqliteHot implements HotState {
     return this.commits.hit(ruleId, session);
   }
 
-  storage(endpointId: string, session: string): Map<string, string> {
-    const rows = this.readStmt.all(endpointId, session) as { name: string; value: string }[];
+  storage(owner: StorageOwner, session: string): Map<string, string> {
+    const rows = this.stmts[owner.kind].read.all(owner.id, session) as { name: string; value: string }[];
     return new Map(rows.map((r) => [r.name, r.value]));
   }
 
-  updateStorage(endpointId: string, session: string, write: StorageWrite): Promise<Map<string, string>> {
-    return this.commits.run(() => this.updateTx(endpointId, session, write));
+  updateStorage(owner: StorageOwner, session: string, write: StorageWrite): Promise<Map<string, string>> {
+    return this.commits.run(() => this.updateTx(owner, session, write));
   }
 }

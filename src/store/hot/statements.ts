@@ -15,10 +15,19 @@ export const HIT_CONFLICT =
 
 export const HIT_UPSERT = `INSERT INTO rule_hits (rule_id, session, hits, touched_at) VALUES (?, ?, ?, ?) ${HIT_CONFLICT} RETURNING hits`;
 
-export const STORAGE_READ = 'SELECT name, value FROM storage WHERE endpoint_id = ? AND session = ?';
+/** Where stored values live: an endpoint's (`storage`) or a project's (`project_storage`), per session. */
+export type StorageKind = 'endpoint' | 'project';
 
-export const STORAGE_UPSERT = `INSERT INTO storage (endpoint_id, session, name, value, touched_at) VALUES (?, ?, ?, ?, ?)
-  ON CONFLICT (endpoint_id, session, name) DO UPDATE SET value = excluded.value, touched_at = excluded.touched_at`;
+/** The read, upsert and delete of one kind of storage (the two tables have the same shape). */
+export function storageStatements(kind: StorageKind): { read: string; upsert: string; remove: string } {
+  const [table, owner] = kind === 'endpoint' ? ['storage', 'endpoint_id'] : ['project_storage', 'project_id'];
+  return {
+    read: `SELECT name, value FROM ${table} WHERE ${owner} = ? AND session = ?`,
+    upsert: `INSERT INTO ${table} (${owner}, session, name, value, touched_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (${owner}, session, name) DO UPDATE SET value = excluded.value, touched_at = excluded.touched_at`,
+    remove: `DELETE FROM ${table} WHERE ${owner} = ? AND session = ? AND name = ?`,
+  };
+}
 
 /** Request-log rows per statement (SQLite; PostgreSQL takes a larger chunk, see postgres.ts). */
 export const LOG_CHUNK = 64;

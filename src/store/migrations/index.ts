@@ -61,9 +61,21 @@ const projectSlug: Migration = {
   },
 };
 
+/** Project storage (CONTRACT §11): values kept per project and mock session, shared by its endpoints. */
+function projectStorage(d: DialectCaps): Migration {
+  return {
+    up: (db) =>
+      run(db, [
+        `CREATE TABLE IF NOT EXISTS project_storage (project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+          session TEXT NOT NULL DEFAULT '', name TEXT NOT NULL, value TEXT NOT NULL, touched_at ${d.ddl.bigint} NOT NULL,
+          PRIMARY KEY (project_id, session, name))`,
+      ]),
+  };
+}
+
 /** The migrations in order: their names sort in the order they run. */
 export function migrations(d: DialectCaps): Record<string, Migration> {
-  return { '0001_initial': initial(d), '0002_project_slug': projectSlug };
+  return { '0001_initial': initial(d), '0002_project_slug': projectSlug, '0003_project_storage': projectStorage(d) };
 }
 
 /** Brings the database up to date; throws with the failing migration's error. */

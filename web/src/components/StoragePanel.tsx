@@ -7,17 +7,24 @@ import { ErrorBanner, Spinner } from './ui';
 
 const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
-/** Stored variables of the shared state (session '') or of one mock session. */
+/**
+ * Stored variables of the shared state (session '') or of one mock session: an endpoint's, or —
+ * without `endpointId` — the project's (store_variable with scope project, {{project.NAME}}).
+ */
 export function StoragePanel({
   projectId,
   endpointId,
   session,
 }: {
   projectId: string;
-  endpointId: string;
+  endpointId?: string;
   session: string;
 }) {
-  const storage = useLoad((s) => api.storage(projectId, endpointId, session, s), [projectId, endpointId, session]);
+  const storage = useLoad(
+    (s) => (endpointId ? api.storage(projectId, endpointId, session, s) : api.projectStorage(projectId, session, s)),
+    [projectId, endpointId, session],
+  );
+  const what = endpointId ? 'endpoint' : 'project';
   const [busy, setBusy] = useState(false);
   const confirm = useConfirm();
   const toast = useToast();
@@ -32,7 +39,9 @@ export function StoragePanel({
           shared state keep theirs.
         </p>
       ) : (
-        <p>The {entries.length} shared stored values of this endpoint are removed, and those of every mock session.</p>
+        <p>
+          The {entries.length} shared stored values of this {what} are removed, and those of every mock session.
+        </p>
       ),
       confirmLabel: 'Clear storage',
       danger: true,
@@ -40,7 +49,8 @@ export function StoragePanel({
     if (!ok) return;
     setBusy(true);
     try {
-      await api.clearStorage(projectId, endpointId, session);
+      if (endpointId) await api.clearStorage(projectId, endpointId, session);
+      else await api.clearProjectStorage(projectId, session);
       storage.setData(() => ({}));
       toast('Storage cleared');
     } catch (err) {
@@ -51,15 +61,18 @@ export function StoragePanel({
   };
 
   return (
-    <section aria-labelledby="storage-title" className="card">
+    <section aria-labelledby={`storage-title-${what}`} className="card">
       <div className="section-head">
         <div>
-          <h2 id="storage-title">
-            Storage{' '}
+          <h2 id={`storage-title-${what}`}>
+            {endpointId ? 'Storage' : 'Project storage'}{' '}
             {session ? <span className="tag tag-session">session {session}</span> : <span className="tag">shared</span>}
           </h2>
           <p className="muted small">
-            Values kept by <em>Store variable</em> actions, read as <code>{'{{endpoint.NAME}}'}</code>
+            Values kept by <em>Store variable</em> actions
+            {endpointId ? '' : ' with scope project, shared by every endpoint'}, read as{' '}
+            <code>{endpointId ? '{{endpoint.NAME}}' : '{{project.NAME}}'}</code> and by conditions on{' '}
+            {endpointId ? 'endpoint' : 'project'} state
             {session ? ` — for requests of session ${session}.` : ' — for requests without a session.'}
           </p>
         </div>

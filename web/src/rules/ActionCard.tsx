@@ -1,4 +1,4 @@
-/** One action of a rule: set or store a variable, or call a webhook. */
+/** One action of a rule: set, store or delete a variable, or call a webhook. */
 import { isJsonType, JsonEditor } from '../components/JsonEditor';
 import { KeyValueEditor } from '../components/KeyValueEditor';
 import { FieldError } from '../components/ui';
@@ -6,6 +6,16 @@ import { METHODS } from '../types';
 import { ACTION_TYPES_ORDER } from './constants';
 import { ACTION_LABELS, type ActionDraft } from './draft';
 import { type Errs, Field, NumberField, ReorderTools } from './fields';
+
+/** How the variable an action writes is read. */
+function variableHint(a: ActionDraft): string {
+  const name = a.name || 'name';
+  if (a.type === 'set_variable') return `Read it as {{vars.${name}}} for the rest of this request.`;
+  const read = a.scope === 'project' ? `{{project.${name}}}` : `{{endpoint.${name}}}`;
+  const where = a.scope === 'project' ? 'by every endpoint of the project' : 'by this endpoint';
+  if (a.type === 'delete_variable') return `Removes ${read}, kept ${where} for the request’s session.`;
+  return `Read it as ${read} ${where}, kept across requests of the session (see Storage).`;
+}
 
 export function ActionCard({
   a,
@@ -66,25 +76,35 @@ export function ActionCard({
                 />
               )}
             </Field>
-            <Field label="Value" errors={errs(`${p}/value`)}>
-              {(id, invalid) => (
-                <input
-                  id={id}
-                  value={a.value}
-                  spellCheck={false}
-                  placeholder="{{request.query.id}}"
-                  aria-invalid={invalid}
-                  onChange={(e) => set({ value: e.target.value })}
-                />
-              )}
-            </Field>
-            <p className="hint span-all">
-              Read it as{' '}
-              <code>
-                {a.type === 'set_variable' ? `{{vars.${a.name || 'name'}}}` : `{{endpoint.${a.name || 'name'}}}`}
-              </code>
-              {a.type === 'set_variable' ? ' for the rest of this request.' : ', kept across requests (see Storage).'}
-            </p>
+            {a.type === 'set_variable' ? null : (
+              <Field label="Scope" errors={errs(`${p}/scope`)}>
+                {(id) => (
+                  <select
+                    id={id}
+                    value={a.scope}
+                    onChange={(e) => set({ scope: e.target.value as ActionDraft['scope'] })}
+                  >
+                    <option value="endpoint">This endpoint</option>
+                    <option value="project">The project (shared by its endpoints)</option>
+                  </select>
+                )}
+              </Field>
+            )}
+            {a.type === 'delete_variable' ? null : (
+              <Field label="Value" errors={errs(`${p}/value`)}>
+                {(id, invalid) => (
+                  <input
+                    id={id}
+                    value={a.value}
+                    spellCheck={false}
+                    placeholder="{{request.query.id}}"
+                    aria-invalid={invalid}
+                    onChange={(e) => set({ value: e.target.value })}
+                  />
+                )}
+              </Field>
+            )}
+            <p className="hint span-all">{variableHint(a)}</p>
           </>
         ) : (
           <>

@@ -4,6 +4,21 @@ import { CONDITION_TARGETS, OPERATORS } from '../types';
 import { type CondDraft, needsKey, needsValue, OPERATOR_LABELS, TARGET_LABELS } from './draft';
 import { type Errs, Field } from './fields';
 
+const KEY_LABELS: Partial<Record<CondDraft['target'], string>> = {
+  header: 'Header name',
+  query: 'Parameter',
+  endpoint: 'Stored name',
+  project: 'Stored name',
+  vars: 'Variable name',
+};
+const KEY_PLACEHOLDERS: Partial<Record<CondDraft['target'], string>> = {
+  header: 'x-tier',
+  query: 'page',
+  endpoint: 'cart',
+  project: 'cart',
+  vars: 'tier',
+};
+
 export function ConditionRow({
   c,
   i,
@@ -41,16 +56,13 @@ export function ConditionRow({
         )}
       </Field>
       {needsKey(c.target) && (
-        <Field
-          label={c.target === 'header' ? 'Header name' : c.target === 'query' ? 'Parameter' : 'JSON path'}
-          errors={errs(`${p}/key`)}
-        >
+        <Field label={KEY_LABELS[c.target] ?? 'JSON path'} errors={errs(`${p}/key`)}>
           {(id, invalid) => (
             <input
               id={id}
               value={c.key}
               spellCheck={false}
-              placeholder={c.target === 'header' ? 'x-tier' : c.target === 'query' ? 'page' : 'user.id'}
+              placeholder={KEY_PLACEHOLDERS[c.target] ?? 'user.id'}
               aria-invalid={invalid}
               onChange={(e) => set({ key: e.target.value })}
             />

@@ -14,6 +14,7 @@ import {
   type RuleInput,
   type SequenceMode,
   type Step,
+  type StorageScope,
   VALUELESS_OPERATORS,
 } from '../types';
 
@@ -53,6 +54,8 @@ export interface ActionDraft {
   applyResponse: boolean;
   timeoutMs: string;
   saveAs: string;
+  /** where store_variable and delete_variable keep the value */
+  scope: StorageScope;
   onError: OnError;
 }
 
@@ -101,6 +104,7 @@ export const newAction = (type: ActionType = 'set_variable'): ActionDraft => ({
   applyResponse: false,
   timeoutMs: '5000',
   saveAs: '',
+  scope: 'endpoint',
   onError: 'continue',
 });
 
@@ -156,7 +160,13 @@ export function toDraft(rule: Rule): RuleDraft {
           onError: a.onError ?? 'continue',
         };
       }
-      return { ...base, name: a.name, value: a.value, onError: a.onError ?? 'continue' };
+      return {
+        ...base,
+        name: a.name,
+        value: a.type === 'delete_variable' ? '' : a.value,
+        scope: a.type === 'set_variable' ? 'endpoint' : a.scope,
+        onError: a.onError ?? 'continue',
+      };
     }),
   };
 }
@@ -197,7 +207,10 @@ export function fromDraft(d: RuleDraft): RuleInput {
       if (a.saveAs.trim()) out.saveAs = a.saveAs.trim();
       return out;
     }
-    return { type: a.type, name: a.name.trim(), value: a.value, onError: a.onError };
+    const name = a.name.trim();
+    if (a.type === 'set_variable') return { type: a.type, name, value: a.value, onError: a.onError };
+    if (a.type === 'delete_variable') return { type: a.type, name, scope: a.scope, onError: a.onError };
+    return { type: a.type, name, value: a.value, scope: a.scope, onError: a.onError };
   });
   return {
     name: d.name.trim(),
@@ -227,7 +240,9 @@ export function validateDraft(d: RuleDraft): Map<string, string[]> {
           ? 'Header name needed.'
           : c.target === 'query'
             ? 'Parameter name needed.'
-            : 'JSON path needed, e.g. user.id.',
+            : c.target === 'body_json'
+              ? 'JSON path needed, e.g. user.id.'
+              : 'Variable name needed.',
       );
     }
     if (c.target === 'random' && c.operator !== 'less_than')
@@ -322,6 +337,9 @@ export const TARGET_LABELS: Record<ConditionTarget, string> = {
   body: 'Body (raw)',
   body_json: 'Body (JSON path)',
   random: 'Random',
+  endpoint: 'Endpoint storage',
+  project: 'Project storage',
+  vars: 'Variable (this request)',
 };
 
 export const OPERATOR_LABELS: Record<Operator, string> = {
@@ -338,6 +356,7 @@ export const OPERATOR_LABELS: Record<Operator, string> = {
 export const ACTION_LABELS: Record<ActionType, string> = {
   set_variable: 'Set variable',
   store_variable: 'Store variable',
+  delete_variable: 'Delete variable',
   http_request: 'HTTP request',
 };
 
