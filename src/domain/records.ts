@@ -83,14 +83,14 @@ export const StoreVariableRecord = Type.Object({
   type: Type.Literal('store_variable'),
   name: Type.String(),
   value: Type.String(),
-  /** the endpoint's storage ({{endpoint.NAME}}) or the project's ({{project.NAME}}), per session */
-  scope: strEnum(STORAGE_SCOPES),
+  /** the project's storage ({{project.NAME}}); absent: the endpoint's ({{endpoint.NAME}}) */
+  scope: Type.Optional(strEnum(STORAGE_SCOPES)),
   onError,
 });
 export const DeleteVariableRecord = Type.Object({
   type: Type.Literal('delete_variable'),
   name: Type.String(),
-  scope: strEnum(STORAGE_SCOPES),
+  scope: Type.Optional(strEnum(STORAGE_SCOPES)),
   onError,
 });
 export const HttpRequestRecord = Type.Object({

@@ -209,9 +209,10 @@ function action(raw: Json, at: string, p: Problems): Action {
   }
   const name = raw.name as string;
   if (type === 'set_variable') return { type, name, value: (raw.value as string | undefined) ?? '', onError };
-  const scope = (raw.scope as StorageScope | undefined) ?? 'endpoint';
-  if (type === 'delete_variable') return { type, name, scope, onError };
-  return { type, name, value: (raw.value as string | undefined) ?? '', scope, onError };
+  // scope is kept only when it is not the default (endpoint): earlier clients see the shape they knew
+  const scope = raw.scope === 'project' ? { scope: 'project' as StorageScope } : {};
+  if (type === 'delete_variable') return { type, name, ...scope, onError };
+  return { type, name, value: (raw.value as string | undefined) ?? '', ...scope, onError };
 }
 
 export interface RuleInput {

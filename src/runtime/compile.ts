@@ -157,7 +157,7 @@ function compileRule(r: RuleRecord, sources: string[], endpointContentType: stri
         stop,
       };
     }
-    if (a.type === 'delete_variable') return { type: a.type, name: a.name, scope: a.scope, stop };
+    if (a.type === 'delete_variable') return { type: a.type, name: a.name, scope: a.scope ?? 'endpoint', stop };
     sources.push(a.value);
     return a.type === 'set_variable'
       ? { type: a.type, name: a.name, value: compileTemplate(a.value), stop }

@@ -146,7 +146,15 @@ describe.each(DIALECTS)('state in rules (%s)', (dialect) => {
       ],
     });
     expect(ok.status).toBe(201);
-    // scope defaults to endpoint
-    expect(ok.json.actions.map((a: { scope?: string }) => a.scope)).toEqual(['endpoint', 'endpoint']);
+    // scope defaults to endpoint, and is shown only when it is project
+    expect(ok.json.actions.map((a: { scope?: string }) => a.scope)).toEqual([undefined, undefined]);
+    const project = await post({ actions: [{ type: 'store_variable', name: 'a', value: '1', scope: 'project' }] });
+    expect(project.json.actions[0]).toEqual({
+      type: 'store_variable',
+      name: 'a',
+      value: '1',
+      scope: 'project',
+      onError: 'continue',
+    });
   });
 });

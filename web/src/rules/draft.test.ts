@@ -40,7 +40,7 @@ const rule: Rule = {
   actions: [
     { type: 'set_variable', name: 'who', value: '{{request.query.id}}', onError: 'continue' },
     { type: 'store_variable', name: 'last', value: '{{vars.who}}', scope: 'project', onError: 'stop' },
-    { type: 'delete_variable', name: 'old', scope: 'endpoint', onError: 'continue' },
+    { type: 'delete_variable', name: 'old', onError: 'continue' },
     {
       type: 'http_request',
       url: 'https://hooks.example.test/{{vars.who}}',

@@ -164,7 +164,7 @@ export function toDraft(rule: Rule): RuleDraft {
         ...base,
         name: a.name,
         value: a.type === 'delete_variable' ? '' : a.value,
-        scope: a.type === 'set_variable' ? 'endpoint' : a.scope,
+        scope: a.type === 'set_variable' ? 'endpoint' : (a.scope ?? 'endpoint'),
         onError: a.onError ?? 'continue',
       };
     }),
@@ -209,8 +209,9 @@ export function fromDraft(d: RuleDraft): RuleInput {
     }
     const name = a.name.trim();
     if (a.type === 'set_variable') return { type: a.type, name, value: a.value, onError: a.onError };
-    if (a.type === 'delete_variable') return { type: a.type, name, scope: a.scope, onError: a.onError };
-    return { type: a.type, name, value: a.value, scope: a.scope, onError: a.onError };
+    const scope = a.scope === 'project' ? { scope: a.scope } : {};
+    if (a.type === 'delete_variable') return { type: a.type, name, ...scope, onError: a.onError };
+    return { type: a.type, name, value: a.value, ...scope, onError: a.onError };
   });
   return {
     name: d.name.trim(),
