@@ -8,7 +8,7 @@ import type { ProjectConfig } from './ports.js';
 import { answerHeaders, type OutHeaders, sendableHeaderValue } from './respond.js';
 import { Router } from './router.js';
 import { compileSequence, type Sequence } from './sequence.js';
-import { compileTemplate, referencesProjectStorage, referencesStorage, type Template } from './template.js';
+import { compileTemplate, referencesProjectStorage, referencesStorage, type Template, usesFaker } from './template.js';
 
 export interface CompiledStep {
   readonly statusCode: number;
@@ -102,6 +102,8 @@ export interface CompiledProject {
   readonly version: number;
   readonly fallbackUrl: string | null;
   readonly router: Router<CompiledEndpoint>;
+  /** some template calls faker: it must be loaded before the project is served */
+  readonly usesFaker: boolean;
 }
 
 function compileStep(s: Step, sources: string[], endpointContentType: string): CompiledStep {
@@ -201,6 +203,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
   const router = new Router<CompiledEndpoint>();
   // one string per distinct content type, not one per endpoint (a project may hold 10,000)
   const contentTypes = new Map<string, string>();
+  let anyFaker = false;
   for (const e of cfg.endpoints) {
     const sources: string[] = [e.responseBody];
     const own = byEndpoint.get(e.id);
@@ -214,6 +217,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       contentTypes.set(e.contentType, contentType);
     }
     const fixedBody = defaultBody.constant ?? null;
+    anyFaker ||= sources.some(usesFaker);
     const conditionTargets = new Set(own?.flatMap((r) => r.conditions.map((c) => c.target)));
     const readsStorage = conditionTargets.has('endpoint') || sources.some(referencesStorage);
     const readsProjectStorage = conditionTargets.has('project') || sources.some(referencesProjectStorage);
@@ -230,5 +234,11 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       immediate: !readsStorage && !readsProjectStorage && rules.every((r) => r.actions.length === 0 && !r.counted),
     });
   }
-  return { id: cfg.project.id, version: cfg.version, fallbackUrl: cfg.project.fallbackUrl, router: router.built() };
+  return {
+    id: cfg.project.id,
+    version: cfg.version,
+    fallbackUrl: cfg.project.fallbackUrl,
+    router: router.built(),
+    usesFaker: anyFaker,
+  };
 }

@@ -5,6 +5,7 @@
  * boundedly: a scan of random ids neither grows memory without end nor costs a query per request.
  */
 import { type CompiledProject, compileProject } from './compile.js';
+import { fakerLoaded, loadFaker } from './faker.js';
 import type { RuntimeStore } from './ports.js';
 
 /** Record ids are 22 base64url characters (src/store/ids.ts): anything else is no project, without a query. */
@@ -96,8 +97,10 @@ export class ProjectCache {
     if (!p) {
       const gen = this.generation.get(projectId) ?? 0;
       p = this.store.mockConfig.load(projectId).then(
-        (cfg) => {
+        async (cfg) => {
           const compiled = cfg ? compileProject(cfg) : null;
+          // faker is loaded on first use, before the project that uses it is served (faker.ts)
+          if (compiled?.usesFaker && !fakerLoaded()) await loadFaker();
           if ((this.generation.get(projectId) ?? 0) === gen) {
             if (compiled) this.cache.set(projectId, compiled);
             else this.misses.add(projectId);

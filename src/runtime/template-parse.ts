@@ -7,13 +7,15 @@ export type Node =
   | { readonly kind: 'lit'; readonly value: string }
   | { readonly kind: 'path'; readonly segs: readonly string[] }
   | { readonly kind: 'call'; readonly name: string; readonly args: readonly Node[] }
+  /** a JSON object or array literal, as an argument of `faker` */
+  | { readonly kind: 'json'; readonly value: unknown }
   | { readonly kind: 'invalid' };
 
 export type Part = string | Node;
 
 const INVALID: Node = { kind: 'invalid' };
 export const INT_RE = /^-?[0-9]{1,15}$/;
-const HELPERS = new Set(['json', 'default', '$uuid', '$timestamp', '$isoDate', '$randomInt']);
+const HELPERS = new Set(['json', 'default', '$uuid', '$timestamp', '$isoDate', '$randomInt', 'faker']);
 /** Helpers that may appear bare as an argument (`json $uuid`). */
 const NULLARY = new Set(['$uuid', '$timestamp', '$isoDate']);
 
@@ -35,15 +37,54 @@ export function parseTemplate(src: string): Part[] {
     lit += src.slice(pos, open);
     if (lit !== '') parts.push(lit);
     lit = '';
-    parts.push(parseExpression(src.slice(open + 2, close)));
-    pos = close + 2;
+    // a JSON object argument ends in `}` right before the closing braces: `{{faker "x" {"a":1}}}`
+    let end = close;
+    while (src[end + 2] === '}' && unclosedBraces(src.slice(open + 2, end)) > 0) end++;
+    parts.push(parseExpression(src.slice(open + 2, end)));
+    pos = end + 2;
   }
   lit += src.slice(pos);
   if (lit !== '') parts.push(lit);
   return parts;
 }
 
+/** `{` not yet closed by `}` in expression text, outside string literals. */
+function unclosedBraces(s: string): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}') depth--;
+  }
+  return depth;
+}
+
+/** The end (exclusive) of the JSON literal that opens at `start`, or -1 when it does not close. */
+function jsonEnd(s: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < s.length; i++) {
+    const c = s[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
 type Token =
+  | { readonly t: 'json'; readonly v: unknown }
   | { readonly t: 'word'; readonly v: string }
   | { readonly t: 'str'; readonly v: string }
   | { readonly t: '(' }
@@ -63,6 +104,15 @@ function tokenize(s: string): Token[] | null {
     } else if (ch === '(' || ch === ')') {
       out.push({ t: ch });
       i++;
+    } else if (ch === '{' || ch === '[') {
+      const end = jsonEnd(s, i);
+      if (end < 0) return null;
+      try {
+        out.push({ t: 'json', v: JSON.parse(s.slice(i, end)) });
+      } catch {
+        return null;
+      }
+      i = end;
     } else if (ch === '"') {
       let v = '';
       i++;
@@ -111,6 +161,8 @@ function parseSequence(tokens: readonly Token[], state: { i: number }): Node {
       state.i++;
     } else if (tok.t === 'str') {
       items.push({ kind: 'lit', value: tok.v });
+    } else if (tok.t === 'json') {
+      items.push({ kind: 'json', value: tok.v });
     } else if (items.length === 0 && HELPERS.has(tok.v)) {
       head = tok.v;
       items.push(INVALID); // placeholder for the head

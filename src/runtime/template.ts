@@ -15,6 +15,7 @@
  * - Anything unknown, absent, malformed or of the wrong arity renders ''. Names are data: they are looked up
  *   with `Map#get` / `Object.hasOwn`, never through a prototype chain.
  */
+import { callFaker } from './faker.js';
 import { compilePathSegments, readJsonPath, renderJsonValue } from './json-path.js';
 import { INT_RE, type Node, parseTemplate } from './template-parse.js';
 import type { EvalContext, SavedResponse } from './types.js';
@@ -87,6 +88,7 @@ function compileNode(node: Node): Compiled {
     case 'path':
       return compilePath(node.segs);
     case 'call':
+      if (node.name === 'faker') return compileFaker(node.args);
       return compileCall(node.name, node.args.map(compileNode));
     default:
       return ABSENT;
@@ -196,6 +198,23 @@ function randomInt(ctx: EvalContext, a: number, b: number): string | undefined {
 
 function escapeJson(s: string | undefined): string | undefined {
   return s === undefined ? undefined : JSON.stringify(s).slice(1, -1);
+}
+
+/**
+ * `faker "module.method" ARG…`: the path a string literal, the arguments JSON literals, strings or
+ * integers (faker.ts); anything else renders ''.
+ */
+function compileFaker(args: readonly Node[]): Compiled {
+  const [path, ...rest] = args;
+  if (path?.kind !== 'lit') return ABSENT;
+  const values: unknown[] = [];
+  for (const a of rest) {
+    if (a.kind === 'json') values.push(a.value);
+    else if (a.kind === 'lit') values.push(INT_RE.test(a.value) ? Number(a.value) : a.value);
+    else return ABSENT;
+  }
+  const name = path.value;
+  return getter((ctx) => callFaker(name, values, ctx.rng));
 }
 
 function compileCall(name: string, args: readonly Compiled[]): Compiled {
@@ -316,6 +335,12 @@ function someNode(src: string, pred: (segs: readonly string[]) => boolean): bool
 /** True when the template reads `endpoint.*` (the engine then loads the endpoint's storage). */
 export function referencesStorage(src: string): boolean {
   return someNode(src, (segs) => segs[0] === 'endpoint' && segs.length >= 2);
+}
+
+/** True when the template calls faker (the project waits for faker to load before it is served). */
+export function usesFaker(src: string): boolean {
+  const visit = (node: Node): boolean => node.kind === 'call' && (node.name === 'faker' || node.args.some(visit));
+  return parseTemplate(src).some((part) => typeof part !== 'string' && visit(part));
 }
 
 /** True when the template reads `project.*` (the engine then loads the project's storage). */

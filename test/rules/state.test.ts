@@ -129,6 +129,31 @@ describe.each(DIALECTS)('state in rules (%s)', (dialect) => {
     expect(stored.json.log).toBe('x'.repeat(150));
   });
 
+  it('{{faker …}} answers realistic values, the same ones for the same X-Mockyard-Seed', async () => {
+    const c = s.client;
+    const f = await c.fixture({
+      method: 'GET',
+      path: '/person',
+      responseBody:
+        '{"name":"{{faker "person.fullName"}}","email":"{{faker "internet.email"}}","n":{{faker "number.int" {"min":1,"max":6}}}}',
+    });
+    const seeded = async (seed: string) =>
+      (await c.mock(f.pid, 'GET', '/person', { headers: { 'x-mockyard-seed': seed } })).json;
+    const a = await seeded('7');
+    expect(a.email).toMatch(/@/);
+    expect(a.n).toBeGreaterThanOrEqual(1);
+    expect(a.n).toBeLessThanOrEqual(6);
+    expect(await seeded('7')).toEqual(a);
+    const unseeded = await Promise.all(Array.from({ length: 6 }, () => c.mock(f.pid, 'GET', '/person')));
+    expect(new Set(unseeded.map((r) => r.text)).size).toBeGreaterThan(1);
+    // in an action value too
+    const g = await c.fixture({ method: 'POST', path: '/signup', responseBody: '{{vars.id}}' });
+    await c.rule(g.token, g.pid, g.eid, {
+      actions: [{ type: 'set_variable', name: 'id', value: '{{faker "string.uuid"}}' }],
+    });
+    expect((await c.mock(g.pid, 'POST', '/signup')).text).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('validates state conditions and the new action fields', async () => {
     const c = s.client;
     const f = await c.fixture();

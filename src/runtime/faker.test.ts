@@ -1,0 +1,63 @@
+/**
+ * `{{faker …}}` templates: faker's methods by dot path with JSON arguments, the same values for the
+ * same seed, '' for what is not a faker method, and no code reachable through the path.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { seededRng } from './context.js';
+import { callFaker, fakerLoaded, loadFaker } from './faker.js';
+import { compileTemplate, usesFaker } from './template.js';
+import type { EvalContext } from './types.js';
+
+const ctx = (rng: () => number): EvalContext =>
+  ({ rng, vars: new Map(), storage: new Map(), projectStorage: new Map() }) as unknown as EvalContext;
+
+describe('faker templates', () => {
+  it('is not loaded until something uses it', () => {
+    expect(fakerLoaded()).toBe(false);
+    expect(usesFaker('{{request.query.a}} {{json (faker "person.firstName")}}')).toBe(true);
+    expect(usesFaker('{{request.query.faker}}')).toBe(false);
+  });
+
+  describe('once loaded', () => {
+    beforeAll(async () => {
+      await loadFaker();
+    });
+
+    it('calls a method by dot path, with JSON literal arguments', () => {
+      const t = compileTemplate(
+        '{"name":"{{faker "person.firstName"}}","die":{{faker "number.int" {"min":1,"max":6}}}}',
+      );
+      const out = JSON.parse(t(ctx(Math.random)));
+      expect(typeof out.name).toBe('string');
+      expect(out.name.length).toBeGreaterThan(0);
+      expect(out.die).toBeGreaterThanOrEqual(1);
+      expect(out.die).toBeLessThanOrEqual(6);
+      expect(compileTemplate('{{faker "internet.email"}}')(ctx(Math.random))).toMatch(/^\S+@\S+\.\S+$/);
+      expect(compileTemplate('{{faker "string.alpha" 5}}')(ctx(Math.random))).toMatch(/^[A-Za-z]{5}$/);
+      expect(compileTemplate('{{faker "helpers.arrayElement" ["a","b"]}}')(ctx(Math.random))).toMatch(/^[ab]$/);
+    });
+
+    it('gives the same values for the same seed, and varies without one', () => {
+      const t = compileTemplate('{{faker "person.fullName"}}|{{faker "number.int" {"min":1,"max":1000}}}');
+      expect(t(ctx(seededRng('42')))).toBe(t(ctx(seededRng('42'))));
+      const seen = new Set(Array.from({ length: 20 }, () => t(ctx(Math.random))));
+      expect(seen.size).toBeGreaterThan(1);
+    });
+
+    it('renders "" for unknown methods, bad paths and oversized arguments', () => {
+      for (const src of [
+        '{{faker "person.nope"}}',
+        '{{faker "person"}}',
+        '{{faker "constructor.constructor"}}',
+        '{{faker "person.constructor"}}',
+        '{{faker "seed" 1}}',
+        '{{faker request.path}}',
+        '{{faker "string.alpha" 100000000}}',
+        '{{faker "lorem.paragraphs" {"min":1,"max":1000000}}}',
+      ]) {
+        expect(compileTemplate(`[${src}]`)(ctx(Math.random)), src).toBe('[]');
+      }
+      expect(callFaker('__proto__.x', [], Math.random)).toBeUndefined();
+    });
+  });
+});

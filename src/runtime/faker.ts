@@ -1,0 +1,70 @@
+/**
+ * `{{faker "person.firstName"}}` (CONTRACT §11): calls a method of @faker-js/faker (English locale),
+ * loaded lazily — a server whose projects never use faker never loads it — before the first project
+ * that uses it is served (project-cache.ts waits for it).
+ *
+ * Seeded per call from the request's random source, so with `X-Mockyard-Seed` the same template
+ * gives the same values, and without it values vary. Only `module.method` paths of lower-case
+ * names are callable; arguments are JSON literals whose numbers are at most MAX_ARG (a template
+ * must not make the server build a 100-million-character string before the render cap sees it).
+ */
+import type { Faker } from '@faker-js/faker';
+
+let faker: Faker | null = null;
+let loading: Promise<void> | null = null;
+
+/** Loads faker once; later calls answer the same promise. */
+export function loadFaker(): Promise<void> {
+  loading ??= import('@faker-js/faker/locale/en').then((m) => {
+    faker = m.faker;
+  });
+  return loading;
+}
+
+export const fakerLoaded = (): boolean => faker !== null;
+
+/** The largest number an argument may hold (counts, lengths, ranges). */
+export const MAX_ARG = 1000;
+const SEGMENT = /^[a-z][A-Za-z0-9]{0,40}$/;
+const DENIED = new Set(['constructor', 'prototype', 'seed', 'setDefaultRefDate', 'rawDefinitions', 'definitions']);
+
+function argsOk(v: unknown, depth = 0): boolean {
+  if (depth > 4) return false;
+  if (typeof v === 'number') return Number.isFinite(v) && Math.abs(v) <= MAX_ARG;
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return typeof v !== 'string' || v.length <= 200;
+  if (Array.isArray(v)) return v.length <= 50 && v.every((x) => argsOk(x, depth + 1));
+  if (typeof v === 'object') return Object.values(v as object).every((x) => argsOk(x, depth + 1));
+  return false;
+}
+
+/** The method at `path` of the faker instance (`person.firstName`), or null when there is none. */
+function method(path: string): ((...args: unknown[]) => unknown) | null {
+  if (faker === null) return null;
+  const segs = path.split('.');
+  if (segs.length < 2 || segs.length > 3 || !segs.every((s) => SEGMENT.test(s) && !DENIED.has(s))) return null;
+  let owner: unknown = faker;
+  for (let i = 0; i < segs.length - 1; i++) {
+    owner = (owner as Record<string, unknown>)[segs[i]];
+    if (owner === null || typeof owner !== 'object') return null;
+  }
+  const fn = (owner as Record<string, unknown>)[segs[segs.length - 1]];
+  return typeof fn === 'function' ? (fn as (...args: unknown[]) => unknown).bind(owner) : null;
+}
+
+/** Calls the method with the arguments, seeded from `rng`; its value as text, or undefined. */
+export function callFaker(path: string, args: readonly unknown[], rng: () => number): string | undefined {
+  if (!args.every((a) => argsOk(a))) return undefined;
+  const fn = method(path);
+  if (fn === null || faker === null) return undefined;
+  try {
+    faker.seed(Math.floor(rng() * 0x7fffffff));
+    const v = fn(...args);
+    if (v === undefined || v === null) return undefined;
+    if (typeof v === 'string') return v;
+    if (v instanceof Date) return v.toISOString();
+    if (typeof v === 'object') return JSON.stringify(v);
+    return String(v);
+  } catch {
+    return undefined;
+  }
+}
