@@ -6,6 +6,7 @@
 
 export const ERRORS = {
   invalid_json: { status: 400, message: 'The request body is not valid JSON' },
+  invalid_body: { status: 400, message: 'The body must be a JSON object' },
   validation_failed: { status: 400, message: 'The request is not valid' },
   unauthorized: { status: 401, message: 'A valid bearer token is required' },
   invalid_credentials: { status: 401, message: 'Wrong email or password' },

@@ -88,7 +88,14 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
     });
     await feed.start();
   }
-  const mock = createMockHandler({ engine, egress, requestLog, log, renderLimit: config.caps.renderChars });
+  const mock = createMockHandler({
+    engine,
+    egress,
+    requestLog,
+    log,
+    renderLimit: config.caps.renderChars,
+    hot: store.hot,
+  });
   const mockHost = config.mockDomain ? mockHostMatcher(config.mockDomain) : null;
 
   let server!: http.Server;

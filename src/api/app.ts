@@ -15,6 +15,7 @@ import { AppError, errorBody, validationError } from '../errors.js';
 import { isUnavailable } from '../store/errors.js';
 import { authRoutes } from './auth-routes.js';
 import { deliverPayloadTooLarge } from './body-limit.js';
+import { collectionRoutes } from './collection-routes.js';
 import type { ApiDeps } from './context.js';
 import { sendError } from './errors.js';
 import { interopRoutes } from './interop-routes.js';
@@ -210,6 +211,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
   ruleRoutes(app, opts);
   logRoutes(app, opts);
   interopRoutes(app, opts);
+  collectionRoutes(app, opts);
 
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/api/docs', { schema: { hide: true } }, async (_req, reply) => {

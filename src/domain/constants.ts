@@ -35,6 +35,12 @@ export const KEYED_TARGETS: readonly ConditionTarget[] = [
   'vars',
 ];
 
+/** What an endpoint bound to a collection does (CONTRACT §11). */
+export const COLLECTION_OPERATIONS = ['list', 'get', 'create', 'replace', 'update', 'delete'] as const;
+export type CollectionOperation = (typeof COLLECTION_OPERATIONS)[number];
+/** A collection's name: 1–64 of letters, digits, `_` and `-`. */
+export const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
 /** Where `store_variable` and `delete_variable` keep a value (CONTRACT §11). */
 export const STORAGE_SCOPES = ['endpoint', 'project'] as const;
 export type StorageScope = (typeof STORAGE_SCOPES)[number];

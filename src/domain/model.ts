@@ -7,7 +7,9 @@ import type { Static } from '@sinclair/typebox';
 import type {
   ActionOutcomeRecord,
   ActionRecord,
+  CollectionRecord,
   ConditionRecord,
+  DataBindingRecord,
   DeleteVariableRecord,
   EndpointRecord,
   HttpRequestRecord,
@@ -28,6 +30,8 @@ export * from './constants.js';
 export type User = Static<typeof UserRecord>;
 export type Project = Static<typeof ProjectRecord>;
 export type Endpoint = Static<typeof EndpointRecord>;
+export type DataBinding = Static<typeof DataBindingRecord>;
+export type Collection = Static<typeof CollectionRecord>;
 export type Condition = Static<typeof ConditionRecord>;
 export type Step = Static<typeof StepRecord>;
 export type RuleResponse = Static<typeof ResponseRecord>;

@@ -6,6 +6,8 @@
 import { Type } from '@sinclair/typebox';
 import {
   ACTION_TYPES,
+  COLLECTION_NAME,
+  COLLECTION_OPERATIONS,
   CONDITION_TARGETS,
   FAULTS,
   METHODS,
@@ -40,6 +42,19 @@ export const ProjectRecord = Type.Object({
   updatedAt: IsoTime,
 });
 
+export const DataBindingRecord = Type.Object({
+  collection: Type.String({ pattern: COLLECTION_NAME.source }),
+  operation: strEnum(COLLECTION_OPERATIONS),
+});
+
+export const CollectionRecord = Type.Object({
+  name: Type.String(),
+  idField: Type.String(),
+  seed: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+});
+
 export const EndpointRecord = Type.Object({
   id: Type.String(),
   projectId: Type.String(),
@@ -48,6 +63,8 @@ export const EndpointRecord = Type.Object({
   statusCode: Type.Integer(),
   responseBody: Type.String(),
   contentType: Type.String(),
+  /** bound to a collection: when no rule answers, the collection operation is the answer */
+  data: Type.Union([DataBindingRecord, Type.Null()]),
   createdAt: IsoTime,
   updatedAt: IsoTime,
 });
@@ -159,6 +176,8 @@ export const RequestLogEntryRecord = Type.Object({
   proxied: Type.Optional(Type.Boolean()),
   /** the X-Mockyard-Session header of the request, when it had one */
   session: Type.Optional(Type.String()),
+  /** the collection operation that answered (an endpoint bound to a collection) */
+  data: Type.Optional(DataBindingRecord),
   /** why the answer is an error of the service's own (e.g. `render_too_large`, CONTRACT §10) */
   error: Type.Optional(Type.String()),
 });

@@ -17,7 +17,7 @@ import {
   SEQUENCE_MODES,
   STORAGE_SCOPES,
 } from './constants.js';
-import { ProjectRecord, strEnum, UserRecord } from './records.js';
+import { DataBindingRecord, ProjectRecord, strEnum, UserRecord } from './records.js';
 
 export { LIMITS };
 
@@ -103,6 +103,9 @@ const endpointFields = {
   statusCode: Type.Integer({ minimum: 100, maximum: 599 }),
   responseBody: Type.String({ maxLength: LIMITS.bodyLength, description: 'a template' }),
   contentType: Type.String({ minLength: 1, maxLength: LIMITS.contentTypeLength }),
+  data: Type.Union([Type.Object(DataBindingRecord.properties, { additionalProperties: false }), Type.Null()], {
+    description: 'bind to a collection: when no rule answers, the operation is the answer (CONTRACT §11)',
+  }),
 };
 export const EndpointBody = Type.Object(
   {
@@ -111,6 +114,7 @@ export const EndpointBody = Type.Object(
     statusCode: Type.Optional(endpointFields.statusCode),
     responseBody: Type.Optional(endpointFields.responseBody),
     contentType: Type.Optional(endpointFields.contentType),
+    data: Type.Optional(endpointFields.data),
     ...readOnly(['id', 'projectId', 'createdAt', 'updatedAt', 'rules']),
   },
   { additionalProperties: false },
@@ -122,6 +126,7 @@ export const EndpointPatch = Type.Object(
     statusCode: Type.Optional(endpointFields.statusCode),
     responseBody: Type.Optional(endpointFields.responseBody),
     contentType: Type.Optional(endpointFields.contentType),
+    data: Type.Optional(endpointFields.data),
     ...readOnly(['id', 'projectId', 'createdAt', 'updatedAt', 'rules']),
   },
   { additionalProperties: false },

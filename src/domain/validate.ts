@@ -9,6 +9,7 @@ import {
   ACTION_TIMEOUT,
   type Action,
   type Condition,
+  type DataBinding,
   type Endpoint,
   type HttpMethod,
   KEYED_TARGETS,
@@ -94,6 +95,7 @@ export interface EndpointInput {
   statusCode: number;
   responseBody: string;
   contentType: string;
+  data: DataBinding | null;
 }
 
 /** Full endpoint fields from a create body, or from `current` patched by an update body. */
@@ -109,6 +111,18 @@ export function validateEndpoint(body: Json, current?: Endpoint): EndpointInput 
     const why = validatePattern(path);
     if (why) p.add('/path', why);
   }
+  const data = body.data !== undefined ? (body.data as DataBinding | null) : (current?.data ?? null);
+  if (
+    data &&
+    data.operation !== 'list' &&
+    data.operation !== 'create' &&
+    path !== undefined &&
+    !/(^|\/):[^/]+/.test(path)
+  )
+    p.add(
+      '/data/operation',
+      `operation ${data.operation} reads the id from the route's last parameter: the path has none`,
+    );
   const contentType = body.contentType;
   if (typeof contentType === 'string' && UNSENDABLE.test(contentType))
     p.add('/contentType', 'contentType must be Latin-1 text without CR, LF, NUL or other control characters');
@@ -120,6 +134,7 @@ export function validateEndpoint(body: Json, current?: Endpoint): EndpointInput 
     statusCode: (body.statusCode as number | undefined) ?? current?.statusCode ?? 200,
     responseBody: (body.responseBody as string | undefined) ?? current?.responseBody ?? '',
     contentType: (body.contentType as string | undefined) ?? current?.contentType ?? 'application/json',
+    data,
   };
 }
 

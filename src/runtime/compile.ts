@@ -2,13 +2,20 @@
  * Records → an immutable compiled project: a route table, compiled conditions, templates and
  * sequences. Built once per configuration version; the hot path only runs what is built here.
  */
-import type { RuleRecord, RuleTrace, Step, StorageScope } from '../domain/model.js';
+import type { CollectionOperation, RuleRecord, RuleTrace, Step, StorageScope } from '../domain/model.js';
 import { type CompiledCondition, compileCondition } from './conditions.js';
 import type { ProjectConfig } from './ports.js';
 import { answerHeaders, type OutHeaders, sendableHeaderValue } from './respond.js';
 import { Router } from './router.js';
 import { compileSequence, type Sequence } from './sequence.js';
-import { compileTemplate, referencesProjectStorage, referencesStorage, type Template, usesFaker } from './template.js';
+import {
+  compileTemplate,
+  countedCollections,
+  referencesProjectStorage,
+  referencesStorage,
+  type Template,
+  usesFaker,
+} from './template.js';
 
 export interface CompiledStep {
   readonly statusCode: number;
@@ -92,6 +99,14 @@ export interface CompiledEndpoint {
   readonly readsStorage: boolean;
   /** some template or condition reads the project's storage ({{project.*}}): load it too */
   readonly readsProjectStorage: boolean;
+  /** bound to a collection (CONTRACT §11): the operation answers when no rule does */
+  readonly data: {
+    readonly collection: string;
+    readonly operation: CollectionOperation;
+    readonly idParam: string | null;
+  } | null;
+  /** collections whose count a template reads ({{collection.NAME.count}}) */
+  readonly counts: readonly string[];
   /** no storage to load, no rule with an action or a counter: evaluation never waits */
   readonly immediate: boolean;
 }
@@ -104,6 +119,11 @@ export interface CompiledProject {
   readonly router: Router<CompiledEndpoint>;
   /** some template calls faker: it must be loaded before the project is served */
   readonly usesFaker: boolean;
+  /** the project's collections by name */
+  readonly collections: ReadonlyMap<
+    string,
+    { readonly idField: string; readonly seed: readonly Record<string, unknown>[] }
+  >;
 }
 
 function compileStep(s: Step, sources: string[], endpointContentType: string): CompiledStep {
@@ -221,6 +241,8 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     const conditionTargets = new Set(own?.flatMap((r) => r.conditions.map((c) => c.target)));
     const readsStorage = conditionTargets.has('endpoint') || sources.some(referencesStorage);
     const readsProjectStorage = conditionTargets.has('project') || sources.some(referencesProjectStorage);
+    const counts = [...new Set(sources.flatMap(countedCollections))];
+    const params = [...e.path.matchAll(/(?:^|\/):([^/]+)/g)].map((m) => m[1]);
     router.add(e.method, e.path, {
       id: e.id,
       statusCode: e.statusCode,
@@ -231,7 +253,13 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       defaultBody: fixedBody === null ? defaultBody : null,
       readsStorage,
       readsProjectStorage,
-      immediate: !readsStorage && !readsProjectStorage && rules.every((r) => r.actions.length === 0 && !r.counted),
+      data: e.data ? { ...e.data, idParam: params.at(-1) ?? null } : null,
+      counts,
+      immediate:
+        !readsStorage &&
+        !readsProjectStorage &&
+        counts.length === 0 &&
+        rules.every((r) => r.actions.length === 0 && !r.counted),
     });
   }
   return {
@@ -240,5 +268,6 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     fallbackUrl: cfg.project.fallbackUrl,
     router: router.built(),
     usesFaker: anyFaker,
+    collections: new Map(cfg.collections.map((c) => [c.name, { idField: c.idField, seed: c.seed }])),
   };
 }

@@ -184,6 +184,8 @@ export class MockContext implements EvalContext {
   storage = NO_STORAGE as Map<string, string>;
   /** set by the engine when the project's storage is loaded */
   projectStorage = NO_STORAGE as Map<string, string>;
+  /** set by the engine when a template reads collection counts */
+  collectionCounts: Map<string, number> | undefined = undefined;
   readonly rng: () => number;
   /** X-Mockyard-Seed was sent: `rng` is the seeded one */
   readonly seeded: boolean;

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import { type Caps, DEFAULT_CAPS } from '../config.js';
 import type { ActionOutcome, RuleTrace } from '../domain/model.js';
 import { type ActionDeps, ActionPipeline } from './actions/index.js';
-import type { CompiledEndpoint, CompiledRule, StepOutcome } from './compile.js';
+import type { CompiledEndpoint, CompiledProject, CompiledRule, StepOutcome } from './compile.js';
 import { evaluateConditions } from './conditions.js';
 import type { MockContext } from './context.js';
 import { type Egress, EgressError } from './egress.js';
@@ -86,6 +86,8 @@ export interface EngineDeps {
 /** One request's evaluation: what it reads, and what it has done so far. */
 export interface Evaluating {
   readonly projectId: string;
+  /** the project's collections ({{collection.NAME.count}}) */
+  readonly collections: CompiledProject['collections'];
   readonly ep: CompiledEndpoint;
   readonly ctx: MockContext;
   readonly session: string;
@@ -138,6 +140,17 @@ export class Engine {
     const traces: RuleTrace[] = [];
     if (ep.readsStorage)
       ctx.storage = (yield hot.storage({ kind: 'endpoint', id: ep.id }, session)) as Map<string, string>;
+    if (ep.counts.length > 0) {
+      const counts = new Map<string, number>();
+      for (const name of ep.counts) {
+        const def = r.collections.get(name);
+        if (!def) continue;
+        const ref = { projectId: r.projectId, name, idField: def.idField, seed: def.seed, session };
+        const res = (yield hot.collection(ref, { op: 'count' })) as { kind: string; count?: number };
+        if (res.count !== undefined) counts.set(name, res.count);
+      }
+      ctx.collectionCounts = counts;
+    }
     if (ep.readsProjectStorage)
       ctx.projectStorage = (yield hot.storage({ kind: 'project', id: r.projectId }, session)) as Map<string, string>;
     let pipeline: ActionPipeline | null = null;

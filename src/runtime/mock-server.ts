@@ -5,15 +5,20 @@
  * engine evaluate the rules, writes the answer (respond.ts), and records a log entry.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export { MAX_BODY_BYTES } from './mock-body.js';
+
 import type { Logger } from 'pino';
 import type { ActionOutcome, RuleTrace } from '../domain/model.js';
 import { isUnavailable } from '../store/errors.js';
 import { nextSeq } from '../store/ids.js';
+import { type CollectionAnswer, collectionAnswer } from './collection-answer.js';
 import type { CompiledEndpoint, CompiledProject } from './compile.js';
 import { MockContext, MockRequestView } from './context.js';
-import { drain } from './drain.js';
 import { type Egress, HOP_HEADER, parseHops } from './egress.js';
 import type { Engine, Evaluation } from './engine.js';
+import { BodyTooLarge, isoNow, readBody } from './mock-body.js';
+import type { HotState } from './ports.js';
 import { proxy } from './proxy.js';
 import type { LogRecord, RequestLog } from './request-log.js';
 import {
@@ -21,6 +26,7 @@ import {
   CSP,
   jsonError,
   MOCK_CSP,
+  type OutHeaders,
   renderTooLarge,
   sendError,
   writeAnswer,
@@ -28,9 +34,9 @@ import {
   writeRendered,
   writeStep,
 } from './respond.js';
+import { drive } from './steps.js';
 import { CapExceeded, RENDER_LIMIT } from './template.js';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
 const LOGGED_BODY_BYTES = 64 * 1024;
 const SESSION_HEADER = 'x-mockyard-session';
 const SEED_HEADER = 'x-mockyard-seed';
@@ -50,6 +56,8 @@ export interface MockServerDeps {
   rng?: () => number;
   /** characters one rendered template may hold (CONTRACT §10) */
   renderLimit?: number;
+  /** the store's hot state (collections answer through it) */
+  hot: HotState;
 }
 
 /** The two doors into the mock path. */
@@ -60,61 +68,6 @@ export interface MockHandler {
   byHost(req: IncomingMessage, res: ServerResponse, slug: string): void;
 }
 
-/** A body over the limit; `drained` when it was read to its end (the connection can stay open). */
-class BodyTooLarge extends Error {
-  constructor(readonly drained: boolean) {
-    super('body too large');
-  }
-}
-
-/**
- * '' when there is no body; else the bytes as received (the fallback proxy forwards them unchanged).
- * A body over the limit is read on to its end (up to twice the limit) before the 413, so the
- * client gets the answer rather than a broken pipe (see src/api/body-limit.ts).
- */
-function readBody(req: IncomingMessage): Promise<Buffer> | string {
-  const len = req.headers['content-length'];
-  if (len === undefined && req.headers['transfer-encoding'] === undefined) return '';
-  if (len === '0') return '';
-  if (len !== undefined && Number(len) > MAX_BODY_BYTES) {
-    return drain(req, 2 * MAX_BODY_BYTES).then((ended) => Promise.reject(new BodyTooLarge(ended)));
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        chunks.length = 0;
-        if (size > 2 * MAX_BODY_BYTES) {
-          req.removeAllListeners('data');
-          req.resume();
-          reject(new BodyTooLarge(false));
-        }
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      if (size > MAX_BODY_BYTES) reject(new BodyTooLarge(true));
-      else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-    });
-    req.on('error', reject);
-  });
-}
-
-let lastMs = 0;
-let lastIso = '';
-/** The current time as ISO 8601, formatted at most once per millisecond. */
-function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
-}
-
 /** One mock request as it goes through the handler: the state its steps share. */
 class Exchange {
   readonly started = performance.now();
@@ -123,6 +76,7 @@ class Exchange {
   rawBody: Buffer | null = null;
   /** set once the project is known */
   projectId = '';
+  project: CompiledProject | null = null;
   constructor(
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
@@ -254,6 +208,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       return;
     }
     x.projectId = project.id;
+    x.project = project;
     const { method, path } = entry;
     const match = project.router.match(method, path);
     if (!match) {
@@ -284,7 +239,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
 
     const ep = match.value;
     entry.endpointId = ep.id;
-    if (ep.rules.length === 0 && ep.fixedBody !== null) {
+    if (ep.rules.length === 0 && ep.fixedBody !== null && ep.data === null) {
       // a fixed answer: nothing of the request is read
       finish(x, writeDefault(res, ep, ep.fixedBody, ep.fixedLength));
       return;
@@ -294,7 +249,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     const seedHeader = req.headers[SEED_HEADER];
     const seed = seedHeader === undefined ? null : String(seedHeader);
     const ctx = new MockContext(view, seed, Math.random, renderLimit);
-    if (ep.rules.length === 0 && !ep.readsStorage && !ep.readsProjectStorage) {
+    if (ep.rules.length === 0 && !ep.readsStorage && !ep.readsProjectStorage && ep.counts.length === 0 && !ep.data) {
       // no rules and nothing stored to read: the templated default, rendered at once
       finish(
         x,
@@ -305,7 +260,14 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     let ev: Evaluation | Promise<Evaluation>;
     try {
       const hops = parseHops(req.headers[HOP_HEADER]);
-      ev = engine.run({ projectId: project.id, ep, ctx, session: entry.session ?? '', hops });
+      ev = engine.run({
+        projectId: project.id,
+        collections: project.collections,
+        ep,
+        ctx,
+        session: entry.session ?? '',
+        hops,
+      });
     } catch (err) {
       evaluationFailed(x, err);
       return;
@@ -323,6 +285,16 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     entry.actions = ev.actions;
     entry.rules = ev.rules;
     const out = ev.outcome;
+    if (out.kind === 'default' && ep.data && x.project) {
+      // no rule answered an endpoint bound to a collection: the collection operation is the answer
+      entry.data = { collection: ep.data.collection, operation: ep.data.operation };
+      const done = drive(collectionAnswer(x.project, ep, ctx, entry.session ?? '', deps.hot));
+      if (!(done instanceof Promise)) return writeCollection(x, done);
+      return done.then(
+        (a) => writeCollection(x, a),
+        (err) => evaluationFailed(x, err),
+      );
+    }
     if (out.kind === 'default') {
       finish(
         x,
@@ -345,6 +317,20 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     const status = rendered(x, () => writeStep(res, ep, out.step, ctx, ctx.seeded ? ctx.rng : jitter));
     if (typeof status === 'number') finish(x, status);
     else return status.then((st) => finish(x, st));
+  }
+
+  function writeCollection(x: Exchange, a: CollectionAnswer): void {
+    const headers: OutHeaders = {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(a.body),
+      [CORS]: '*',
+      [CSP]: MOCK_CSP,
+    };
+    if (a.total !== undefined) {
+      headers['x-total-count'] = a.total;
+      headers['access-control-expose-headers'] = 'X-Total-Count';
+    }
+    finish(x, writeAnswer(x.res, a.status, headers, a.status === 204 ? '' : a.body));
   }
 
   /** Runs a write that renders templates; one that renders past its cap answers `500 render_too_large`. */

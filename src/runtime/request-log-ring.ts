@@ -38,6 +38,7 @@ export function settle(p: LogRecord): RequestLogEntry {
   if (p.proxied) e.proxied = true;
   if (p.session) e.session = p.session;
   if (p.error) e.error = p.error;
+  if (p.data) e.data = p.data;
   return e;
 }
 
@@ -82,6 +83,7 @@ export class Slot {
   proxied = false;
   session = '';
   error = '';
+  data: RequestLogEntry['data'] = undefined;
   /** path, query, body, header lines: referenced (`refs`) or, when `refs` is null, copied (bytes + lengths) */
   private bytes: Buffer | null = null;
   /** byte lengths of the copied strings; only the first `count` are this entry's (the array is
@@ -117,6 +119,7 @@ export class Slot {
     this.proxied = p.proxied === true;
     this.session = p.session ?? '';
     this.error = p.error ?? '';
+    this.data = p.data;
     this.refs = this.copy(p) ? null : p;
   }
 
@@ -188,6 +191,7 @@ export class Slot {
       proxied: this.proxied,
       session: this.session,
       error: this.error,
+      data: this.data,
     });
   }
 }

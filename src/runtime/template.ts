@@ -102,6 +102,10 @@ function compilePath(segs: readonly string[]): Compiled {
     const name = segs.slice(1).join('.');
     return getter((ctx) => ctx.storage.get(name));
   }
+  if (root === 'collection' && segs.length === 3 && segs[2] === 'count') {
+    const name = segs[1];
+    return getter((ctx) => ctx.collectionCounts?.get(name)?.toString());
+  }
   if (root === 'project' && segs.length >= 2) {
     const name = segs.slice(1).join('.');
     return getter((ctx) => ctx.projectStorage.get(name));
@@ -341,6 +345,16 @@ export function referencesStorage(src: string): boolean {
 export function usesFaker(src: string): boolean {
   const visit = (node: Node): boolean => node.kind === 'call' && (node.name === 'faker' || node.args.some(visit));
   return parseTemplate(src).some((part) => typeof part !== 'string' && visit(part));
+}
+
+/** The collections whose count the template reads (`{{collection.NAME.count}}`). */
+export function countedCollections(src: string): string[] {
+  const out: string[] = [];
+  someNode(src, (segs) => {
+    if (segs[0] === 'collection' && segs.length === 3 && segs[2] === 'count') out.push(segs[1]);
+    return false;
+  });
+  return out;
 }
 
 /** True when the template reads `project.*` (the engine then loads the project's storage). */

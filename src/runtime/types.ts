@@ -46,6 +46,8 @@ export interface EvalContext {
   readonly storage: Map<string, string>;
   /** the project's stored variables (store_variable with scope project), as seen by this request */
   readonly projectStorage: Map<string, string>;
+  /** item counts of the collections a template reads, as this request's session sees them */
+  readonly collectionCounts?: Map<string, number>;
   /** uniform in [0, 1) */
   rng(): number;
   /** ms since epoch */

@@ -53,6 +53,7 @@ export class Endpoints {
       status_code: e.statusCode,
       response_body: e.responseBody,
       content_type: e.contentType,
+      data: e.data ? JSON.stringify(e.data) : null,
       created_at: at,
       updated_at: at,
     };
@@ -106,6 +107,7 @@ export class Endpoints {
             status_code: next.statusCode,
             response_body: next.responseBody,
             content_type: next.contentType,
+            data: next.data ? JSON.stringify(next.data) : null,
             updated_at: nowIso(),
           })
           .where('id', '=', endpointId)

@@ -14,6 +14,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type pg from 'pg';
+import { Collections } from './collections.js';
 import { StoreCore } from './core.js';
 import { type DialectCaps, POSTGRES, SQLITE } from './dialect.js';
 import { Endpoints } from './endpoints.js';
@@ -44,6 +45,7 @@ export class Store extends EventEmitter {
   readonly mockSessions: MockSessions;
   readonly logs: LogEntries;
   readonly mockConfig: MockConfig;
+  readonly collections: Collections;
   private hotState: HotState | null = null;
 
   constructor(
@@ -65,6 +67,7 @@ export class Store extends EventEmitter {
     this.mockSessions = new MockSessions(core, this.endpoints);
     this.logs = new LogEntries(core, this.projects);
     this.mockConfig = new MockConfig(core);
+    this.collections = new Collections(core, this.projects, () => this.hot);
   }
 
   /** The mock hot path's state (made once the schema is up to date: its statements are prepared). */

@@ -2,7 +2,8 @@
  * What the mock runtime reads of a project's configuration (public by project id: no owner), and
  * the versions the change feed compares to find snapshots that missed a notification.
  */
-import type { Endpoint, Project, RuleRecord } from '../domain/model.js';
+import type { Collection, Endpoint, Project, RuleRecord } from '../domain/model.js';
+import { toCollection } from './collections.js';
 import type { StoreCore } from './core.js';
 import { toEndpoint, toProject, toRule } from './rows.js';
 
@@ -12,6 +13,7 @@ export interface ProjectConfig {
   version: number;
   endpoints: Endpoint[];
   rules: RuleRecord[];
+  collections: Collection[];
 }
 
 export class MockConfig {
@@ -34,11 +36,18 @@ export class MockConfig {
       .orderBy('priority')
       .orderBy('seq')
       .execute();
+    const collections = await db
+      .selectFrom('collections')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('seq')
+      .execute();
     return {
       project: toProject(p),
       version: Number(p.version),
       endpoints: endpoints.map(toEndpoint),
       rules: rules.map((r) => toRule(r, 0)),
+      collections: collections.map(toCollection),
     };
   }
 

@@ -33,6 +33,23 @@ export class MockSessions {
     await db.deleteFrom('rule_hits').where('session', '<>', '').where('touched_at', '<', before).execute();
     await db.deleteFrom('storage').where('session', '<>', '').where('touched_at', '<', before).execute();
     await db.deleteFrom('project_storage').where('session', '<>', '').where('touched_at', '<', before).execute();
+    // a session's collection copy goes as a whole, once it has not been used for the idle time
+    const idle = db
+      .selectFrom('collection_sessions')
+      .select(['project_id', 'collection', 'session'])
+      .where('session', '<>', '')
+      .where('touched_at', '<', before);
+    for (const r of await idle.execute()) await this.forgetCollection(r.project_id, r.collection, r.session);
+  }
+
+  private async forgetCollection(projectId: string, collection: string, session: string): Promise<void> {
+    for (const table of ['collection_items', 'collection_sessions'] as const)
+      await this.core.db
+        .deleteFrom(table)
+        .where('project_id', '=', projectId)
+        .where('collection', '=', collection)
+        .where('session', '=', session)
+        .execute();
   }
 
   /** Forgets one mock session of a project: its sequence positions and stored values. */
@@ -50,6 +67,8 @@ export class MockSessions {
       .where('endpoint_id', 'in', (eb) => eb.selectFrom('endpoints').select('id').where('project_id', '=', projectId))
       .execute();
     await db.deleteFrom('project_storage').where('session', '=', session).where('project_id', '=', projectId).execute();
+    for (const table of ['collection_items', 'collection_sessions'] as const)
+      await db.deleteFrom(table).where('session', '=', session).where('project_id', '=', projectId).execute();
   }
 
   /**
@@ -67,6 +86,8 @@ export class MockSessions {
           FROM storage st JOIN endpoints e ON e.id = st.endpoint_id WHERE st.session <> ''
         UNION ALL
         SELECT project_id, session, touched_at AS touched FROM project_storage WHERE session <> ''
+        UNION ALL
+        SELECT project_id, session, touched_at AS touched FROM collection_sessions WHERE session <> ''
       ), g AS (SELECT project_id, session, MAX(touched) AS touched FROM s GROUP BY project_id, session),
       ranked AS (
         SELECT project_id, session, ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY touched DESC, session) AS n FROM g

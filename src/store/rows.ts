@@ -26,6 +26,7 @@ export const toEndpoint = (r: Row<'endpoints'>): Endpoint => ({
   statusCode: Number(r.status_code),
   responseBody: r.response_body,
   contentType: r.content_type,
+  data: r.data ? JSON.parse(r.data) : null,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });

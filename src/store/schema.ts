@@ -42,8 +42,35 @@ export interface EndpointsTable {
   status_code: number;
   response_body: string;
   content_type: string;
+  /** JSON `{collection, operation}` when the endpoint is bound to a collection, else null */
+  data: string | null;
   created_at: string;
   updated_at: string;
+}
+export interface CollectionsTable {
+  seq: Generated<number>;
+  project_id: string;
+  name: string;
+  id_field: string;
+  /** JSON array of objects */
+  seed: string;
+  created_at: string;
+  updated_at: string;
+}
+export interface CollectionItemsTable {
+  project_id: string;
+  collection: string;
+  session: string;
+  item_id: string;
+  ord: number | string;
+  data: string;
+  touched_at: number | string;
+}
+export interface CollectionSessionsTable {
+  project_id: string;
+  collection: string;
+  session: string;
+  touched_at: number | string;
 }
 export interface RulesTable {
   seq: Generated<number>;
@@ -99,6 +126,9 @@ export interface Database {
   rule_hits: RuleHitsTable;
   storage: StorageTable;
   project_storage: ProjectStorageTable;
+  collections: CollectionsTable;
+  collection_items: CollectionItemsTable;
+  collection_sessions: CollectionSessionsTable;
   request_log: RequestLogTable;
   schema_version: SchemaVersionTable;
 }

@@ -23,6 +23,7 @@ const ep = (method: NewEndpoint['method'], path: string, extra: Partial<NewEndpo
   statusCode: 200,
   responseBody: '',
   contentType: 'application/json',
+  data: null,
   ...extra,
 });
 

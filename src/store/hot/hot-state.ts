@@ -5,6 +5,7 @@
  * project's compiled snapshot.
  */
 import type { RequestLogEntry } from '../../domain/model.js';
+import type { CollectionCommand, CollectionRef, CollectionResult } from './collections.js';
 import type { StorageKind } from './statements.js';
 
 /** Whose stored values: an endpoint's or a project's (CONTRACT §11). */
@@ -36,6 +37,11 @@ export interface HotState {
    * loses nothing). Answers the storage after the write. A `write` that throws stores nothing.
    */
   updateStorage(owner: StorageOwner, session: string, write: StorageWrite): Promise<Map<string, string>>;
+  /**
+   * Runs a collection command for one session (CONTRACT §11) under the lock of (project,
+   * collection, session): the session's copy is made from the seed on first use.
+   */
+  collection(ref: CollectionRef, cmd: CollectionCommand): Promise<CollectionResult>;
   /** Writes a batch of request-log entries; entries of a project deleted meanwhile are dropped. */
   appendLog(rows: LogRow[]): void | Promise<void>;
 }

@@ -7,9 +7,25 @@
  * traffic. The request log: multi-row inserts of up to 500 entries.
  */
 import type pg from 'pg';
+import { drive } from '../../shared/steps.js';
+import {
+  type CollectionCommand,
+  type CollectionRef,
+  type CollectionResult,
+  execute,
+  type ItemTable,
+} from './collections.js';
 import { failHitGroup, GroupCommit, type HitGroup, hitKey, settleHitGroup } from './group-commit.js';
 import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
-import { HIT_CONFLICT, logArgs, logInsert, numbered, type StorageKind, storageStatements } from './statements.js';
+import {
+  COLLECTION,
+  HIT_CONFLICT,
+  logArgs,
+  logInsert,
+  numbered,
+  type StorageKind,
+  storageStatements,
+} from './statements.js';
 
 const HIT_BATCH = `INSERT INTO rule_hits (rule_id, session, hits, touched_at)
   SELECT t.r, t.s, t.c, $4 FROM unnest($1::text[], $2::text[], $3::int[]) AS t(r, s, c)
@@ -21,6 +37,11 @@ const numberedStorage = (kind: StorageKind) => {
 const STORAGE = { endpoint: numberedStorage('endpoint'), project: numberedStorage('project') };
 /** 500 rows × 5 parameters: far below PostgreSQL's 65,535 parameters per statement */
 const PG_LOG_CHUNK = 500;
+
+const COL = Object.fromEntries(Object.entries(COLLECTION).map(([k, sql]) => [k, numbered(sql)])) as Record<
+  keyof typeof COLLECTION,
+  string
+>;
 
 const toMap = (rows: { name: string; value: string }[]) => new Map(rows.map((x) => [x.name, x.value]));
 
@@ -62,13 +83,9 @@ export class PostgresHot implements HotState {
     }
   }
 
-  storage(owner: StorageOwner, session: string): Promise<Map<string, string>> {
-    return this.pool.query(STORAGE[owner.kind].read, [owner.id, session]).then((r) => toMap(r.rows));
-  }
-
-  updateStorage(owner: StorageOwner, session: string, write: StorageWrite): Promise<Map<string, string>> {
-    const key = `storage:${owner.kind}:${owner.id}:${session}`;
-    const locked = () => this.updateLocked(key, owner, session, write);
+  /** Runs `work` on one pooled client inside a transaction holding the advisory lock of `key`. */
+  private queued<T>(key: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const locked = () => this.inLock(key, work);
     const mine = (this.storageQueues.get(key) ?? Promise.resolve()).then(locked, locked);
     this.storageQueues.set(key, mine);
     const forget = () => {
@@ -78,18 +95,52 @@ export class PostgresHot implements HotState {
     return mine;
   }
 
-  private async updateLocked(
-    key: string,
-    owner: StorageOwner,
-    session: string,
-    write: StorageWrite,
-  ): Promise<Map<string, string>> {
-    const { read, upsert, remove } = STORAGE[owner.kind];
+  private async inLock<T>(key: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+      const out = await work(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (e) {
+      // a client that cannot even roll back is discarded, not given back to the pool
+      await client.query('ROLLBACK').catch((err: Error) => {
+        broken = err;
+      });
+      throw e;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  collection(ref: CollectionRef, cmd: CollectionCommand): Promise<CollectionResult> {
+    const k = [ref.projectId, ref.name, ref.session];
+    return this.queued(`collection:${k.join(':')}`, (client) => {
+      const rows = async (sql: string, args: unknown[]) => (await client.query(sql, args)).rows;
+      const t: ItemTable = {
+        materialized: async () => (await rows(COL.materialized, k)).length > 0,
+        markMaterialized: async () => void (await rows(COL.mark, [...k, Date.now()])),
+        get: async (id) => (await rows(COL.get, [...k, id]))[0]?.data,
+        insert: async (id, ord, data) => void (await rows(COL.insert, [...k, id, ord, data, Date.now()])),
+        update: async (id, data) => void (await rows(COL.update, [data, Date.now(), ...k, id])),
+        remove: async (id) => void (await rows(COL.remove, [...k, id])),
+        all: async () => (await rows(COL.all, k)).map((r) => r.data),
+        count: async () => Number((await rows(COL.count, k))[0].n),
+        maxOrd: async () => Number((await rows(COL.maxOrd, k))[0].m),
+      };
+      return Promise.resolve(drive(execute(ref, cmd, t)));
+    });
+  }
+
+  storage(owner: StorageOwner, session: string): Promise<Map<string, string>> {
+    return this.pool.query(STORAGE[owner.kind].read, [owner.id, session]).then((r) => toMap(r.rows));
+  }
+
+  updateStorage(owner: StorageOwner, session: string, write: StorageWrite): Promise<Map<string, string>> {
+    const { read, upsert, remove } = STORAGE[owner.kind];
+    return this.queued(`storage:${owner.kind}:${owner.id}:${session}`, async (client) => {
       const current = toMap((await client.query(read, [owner.id, session])).rows);
       const now = Date.now();
       for (const [name, value] of write(current)) {
@@ -101,17 +152,8 @@ export class PostgresHot implements HotState {
           current.set(name, value);
         }
       }
-      await client.query('COMMIT');
       return current;
-    } catch (e) {
-      // a client that cannot even roll back is discarded, not given back to the pool
-      await client.query('ROLLBACK').catch((err: Error) => {
-        broken = err;
-      });
-      throw e;
-    } finally {
-      client.release(broken);
-    }
+    });
   }
 
   async appendLog(rows: LogRow[]): Promise<void> {

@@ -13,9 +13,25 @@
  * not durability.
  */
 import type SqliteDatabase from 'better-sqlite3';
+import { drive } from '../../shared/steps.js';
+import {
+  type CollectionCommand,
+  type CollectionRef,
+  type CollectionResult,
+  execute,
+  type ItemTable,
+} from './collections.js';
 import { failHitGroup, GroupCommit, type HitGroup, type PendingOp, settleHitGroup } from './group-commit.js';
 import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
-import { HIT_UPSERT, LOG_CHUNK, logArgs, logInsert, type StorageKind, storageStatements } from './statements.js';
+import {
+  COLLECTION,
+  HIT_UPSERT,
+  LOG_CHUNK,
+  logArgs,
+  logInsert,
+  type StorageKind,
+  storageStatements,
+} from './statements.js';
 
 interface StorageStatements {
   read: SqliteDatabase.Statement;
@@ -30,6 +46,8 @@ export class SqliteHot implements HotState {
   private readonly savepoint: <T>(op: () => T) => T;
   private readonly updateTx: (owner: StorageOwner, session: string, write: StorageWrite) => Map<string, string>;
   private readonly commits: GroupCommit;
+  private readonly col: Record<keyof typeof COLLECTION, SqliteDatabase.Statement>;
+  private readonly collectionTx: (ref: CollectionRef, cmd: CollectionCommand) => CollectionResult;
   readonly appendLog: (rows: LogRow[]) => void;
 
   constructor(private readonly db: SqliteDatabase.Database) {
@@ -64,6 +82,36 @@ export class SqliteHot implements HotState {
       return current;
     });
     this.commits = new GroupCommit((ops, hits) => this.commit(ops, hits));
+    this.col = Object.fromEntries(Object.entries(COLLECTION).map(([k, sql]) => [k, db.prepare(sql)])) as Record<
+      keyof typeof COLLECTION,
+      SqliteDatabase.Statement
+    >;
+    this.collectionTx = db.transaction((ref: CollectionRef, cmd: CollectionCommand) => {
+      const out = drive(execute(ref, cmd, this.itemTable(ref)));
+      if (out instanceof Promise) throw new Error('a SQLite collection command waited');
+      return out;
+    });
+  }
+
+  /** One collection and session's rows, synchronously (better-sqlite3). */
+  private itemTable(ref: CollectionRef): ItemTable {
+    const k = [ref.projectId, ref.name, ref.session] as const;
+    const c = this.col;
+    return {
+      materialized: () => c.materialized.get(...k) !== undefined,
+      markMaterialized: () => void c.mark.run(...k, Date.now()),
+      get: (id) => (c.get.get(...k, id) as { data: string } | undefined)?.data,
+      insert: (id, ord, data) => void c.insert.run(...k, id, ord, data, Date.now()),
+      update: (id, data) => void c.update.run(data, Date.now(), ...k, id),
+      remove: (id) => void c.remove.run(...k, id),
+      all: () => (c.all.all(...k) as { data: string }[]).map((r) => r.data),
+      count: () => Number((c.count.get(...k) as { n: number }).n),
+      maxOrd: () => Number((c.maxOrd.get(...k) as { m: number }).m),
+    };
+  }
+
+  collection(ref: CollectionRef, cmd: CollectionCommand): Promise<CollectionResult> {
+    return this.commits.run(() => this.collectionTx(ref, cmd));
   }
 
   private commit(ops: PendingOp[], hits: HitGroup[]): void {

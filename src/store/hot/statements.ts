@@ -50,3 +50,19 @@ export function logArgs(rows: readonly { projectId: string; entry: { id: string;
   for (const { projectId, entry } of rows) out.push(entry.id, projectId, entry.at, JSON.stringify(entry), String(n++));
   return out;
 }
+
+/** One collection and session's rows (hot/collections.ts); every statement starts with the three keys. */
+const KEYS = 'project_id = ? AND collection = ? AND session = ?';
+export const COLLECTION = {
+  materialized: `SELECT 1 AS x FROM collection_sessions WHERE ${KEYS}`,
+  mark: `INSERT INTO collection_sessions (project_id, collection, session, touched_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (project_id, collection, session) DO UPDATE SET touched_at = excluded.touched_at`,
+  get: `SELECT data FROM collection_items WHERE ${KEYS} AND item_id = ?`,
+  insert: `INSERT INTO collection_items (project_id, collection, session, item_id, ord, data, touched_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  update: `UPDATE collection_items SET data = ?, touched_at = ? WHERE ${KEYS} AND item_id = ?`,
+  remove: `DELETE FROM collection_items WHERE ${KEYS} AND item_id = ?`,
+  all: `SELECT data FROM collection_items WHERE ${KEYS} ORDER BY ord`,
+  count: `SELECT COUNT(*) AS n FROM collection_items WHERE ${KEYS}`,
+  maxOrd: `SELECT COALESCE(MAX(ord), 0) AS m FROM collection_items WHERE ${KEYS}`,
+} as const;

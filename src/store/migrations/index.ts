@@ -73,9 +73,43 @@ function projectStorage(d: DialectCaps): Migration {
   };
 }
 
+/**
+ * Data collections (CONTRACT §11): a collection's definition with its seed, the items each mock
+ * session sees (one row per item, indexed: a write touches one row, never the whole list), and
+ * which sessions have their copy made from the seed. Endpoints may be bound to a collection.
+ */
+function collections(d: DialectCaps): Migration {
+  const { serialPk, bigint } = d.ddl;
+  return {
+    up: async (db) => {
+      await run(db, [
+        `CREATE TABLE IF NOT EXISTS collections (${serialPk}, project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+          name TEXT NOT NULL, id_field TEXT NOT NULL, seed TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+          UNIQUE (project_id, name))`,
+        `CREATE TABLE IF NOT EXISTS collection_items (project_id TEXT NOT NULL, collection TEXT NOT NULL,
+          session TEXT NOT NULL, item_id TEXT NOT NULL, ord ${bigint} NOT NULL, data TEXT NOT NULL, touched_at ${bigint} NOT NULL,
+          PRIMARY KEY (project_id, collection, session, item_id),
+          FOREIGN KEY (project_id, collection) REFERENCES collections(project_id, name) ON DELETE CASCADE)`,
+        'CREATE INDEX IF NOT EXISTS collection_items_order ON collection_items(project_id, collection, session, ord)',
+        `CREATE TABLE IF NOT EXISTS collection_sessions (project_id TEXT NOT NULL, collection TEXT NOT NULL,
+          session TEXT NOT NULL, touched_at ${bigint} NOT NULL, PRIMARY KEY (project_id, collection, session),
+          FOREIGN KEY (project_id, collection) REFERENCES collections(project_id, name) ON DELETE CASCADE)`,
+      ]);
+      const endpoints = (await db.introspection.getTables()).find((t) => t.name === 'endpoints');
+      if (!endpoints?.columns.some((c) => c.name === 'data'))
+        await run(db, ['ALTER TABLE endpoints ADD COLUMN data TEXT']);
+    },
+  };
+}
+
 /** The migrations in order: their names sort in the order they run. */
 export function migrations(d: DialectCaps): Record<string, Migration> {
-  return { '0001_initial': initial(d), '0002_project_slug': projectSlug, '0003_project_storage': projectStorage(d) };
+  return {
+    '0001_initial': initial(d),
+    '0002_project_slug': projectSlug,
+    '0003_project_storage': projectStorage(d),
+    '0004_collections': collections(d),
+  };
 }
 
 /** Brings the database up to date; throws with the failing migration's error. */

@@ -1,0 +1,60 @@
+/** Reading a mock request's body (1 MiB cap, over-limit bodies drained first) and the log's clock. */
+import type { IncomingMessage } from 'node:http';
+import { drain } from './drain.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** A body over the limit; `drained` when it was read to its end (the connection can stay open). */
+export class BodyTooLarge extends Error {
+  constructor(readonly drained: boolean) {
+    super('body too large');
+  }
+}
+
+/**
+ * '' when there is no body; else the bytes as received (the fallback proxy forwards them unchanged).
+ * A body over the limit is read on to its end (up to twice the limit) before the 413, so the
+ * client gets the answer rather than a broken pipe (see src/api/body-limit.ts).
+ */
+export function readBody(req: IncomingMessage): Promise<Buffer> | string {
+  const len = req.headers['content-length'];
+  if (len === undefined && req.headers['transfer-encoding'] === undefined) return '';
+  if (len === '0') return '';
+  if (len !== undefined && Number(len) > MAX_BODY_BYTES) {
+    return drain(req, 2 * MAX_BODY_BYTES).then((ended) => Promise.reject(new BodyTooLarge(ended)));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        chunks.length = 0;
+        if (size > 2 * MAX_BODY_BYTES) {
+          req.removeAllListeners('data');
+          req.resume();
+          reject(new BodyTooLarge(false));
+        }
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (size > MAX_BODY_BYTES) reject(new BodyTooLarge(true));
+      else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+  });
+}
+
+let lastMs = 0;
+let lastIso = '';
+/** The current time as ISO 8601, formatted at most once per millisecond. */
+export function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}

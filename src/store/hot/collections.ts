@@ -1,0 +1,108 @@
+/**
+ * Collection commands (CONTRACT §11), written once for both databases as a step function over a
+ * small table interface that each dialect backs with its SQL (sqlite.ts synchronously inside the
+ * group commit, postgres.ts under an advisory lock). A session's copy is made from the seed on its
+ * first use; every command runs under the lock of (project, collection, session), so concurrent
+ * writes are exact on any number of processes.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Steps } from '../../shared/steps.js';
+
+type Item = Record<string, unknown>;
+
+/** One collection as a session sees it. */
+export interface CollectionRef {
+  readonly projectId: string;
+  readonly name: string;
+  readonly idField: string;
+  readonly seed: readonly Item[];
+  readonly session: string;
+}
+
+export type CollectionCommand =
+  | { readonly op: 'list' }
+  | { readonly op: 'count' }
+  | { readonly op: 'get'; readonly id: string }
+  | { readonly op: 'create'; readonly item: Item }
+  | { readonly op: 'replace'; readonly id: string; readonly item: Item }
+  | { readonly op: 'update'; readonly id: string; readonly patch: Item }
+  | { readonly op: 'delete'; readonly id: string };
+
+export type CollectionResult =
+  | { readonly kind: 'items'; readonly items: Item[] }
+  | { readonly kind: 'count'; readonly count: number }
+  | { readonly kind: 'item'; readonly item: Item; readonly created?: boolean }
+  | { readonly kind: 'deleted' }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'conflict' };
+
+type Maybe<T> = T | Promise<T>;
+
+/** The rows of one collection and session, as a dialect reads and writes them. */
+export interface ItemTable {
+  materialized(): Maybe<boolean>;
+  markMaterialized(): Maybe<void>;
+  get(id: string): Maybe<string | undefined>;
+  insert(id: string, ord: number, data: string): Maybe<void>;
+  update(id: string, data: string): Maybe<void>;
+  remove(id: string): Maybe<void>;
+  all(): Maybe<string[]>;
+  count(): Maybe<number>;
+  maxOrd(): Maybe<number>;
+}
+
+/** An item's id as its key: the id field's value as text (numbers and strings alike). */
+export const idOf = (item: Item, idField: string): string | undefined => {
+  const v = item[idField];
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+};
+
+/** Runs one command; yields what it waits for (plain values on SQLite, promises on PostgreSQL). */
+export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTable): Steps<CollectionResult> {
+  if (!(yield t.materialized())) {
+    let ord = 0;
+    for (const item of ref.seed) {
+      const id = idOf(item, ref.idField);
+      if (id !== undefined) yield t.insert(id, ++ord, JSON.stringify(item));
+    }
+    yield t.markMaterialized();
+  } else if (ref.session !== '') {
+    // keeps the session's copy from being forgotten as idle (mock-sessions.ts)
+    yield t.markMaterialized();
+  }
+  switch (cmd.op) {
+    case 'list':
+      return { kind: 'items', items: ((yield t.all()) as string[]).map((d) => JSON.parse(d) as Item) };
+    case 'count':
+      return { kind: 'count', count: (yield t.count()) as number };
+    case 'get': {
+      const data = (yield t.get(cmd.id)) as string | undefined;
+      return data === undefined ? { kind: 'missing' } : { kind: 'item', item: JSON.parse(data) };
+    }
+    case 'create': {
+      const given = idOf(cmd.item, ref.idField);
+      const item = given === undefined ? { ...cmd.item, [ref.idField]: randomUUID() } : cmd.item;
+      const id = given ?? (item[ref.idField] as string);
+      if ((yield t.get(id)) !== undefined) return { kind: 'conflict' };
+      const ord = ((yield t.maxOrd()) as number) + 1;
+      yield t.insert(id, ord, JSON.stringify(item));
+      return { kind: 'item', item, created: true };
+    }
+    case 'replace':
+    case 'update': {
+      const data = (yield t.get(cmd.id)) as string | undefined;
+      if (data === undefined) return { kind: 'missing' };
+      const current = JSON.parse(data) as Item;
+      // the id stays the stored one, whatever the body says
+      const base = cmd.op === 'update' ? { ...current, ...cmd.patch } : { ...cmd.item };
+      const item = { ...base, [ref.idField]: current[ref.idField] };
+      yield t.update(cmd.id, JSON.stringify(item));
+      return { kind: 'item', item };
+    }
+    case 'delete': {
+      if ((yield t.get(cmd.id)) === undefined) return { kind: 'missing' };
+      yield t.remove(cmd.id);
+      return { kind: 'deleted' };
+    }
+  }
+}
