@@ -1,5 +1,6 @@
 import type {
   AuthAnswer,
+  Collection,
   Endpoint,
   ErrorDetail,
   ExportDocument,
@@ -158,6 +159,27 @@ export const api = {
   deleteEndpoint: (pid: string, eid: string) => request<void>('DELETE', ep(pid, eid)),
 
   /** Stored variables of the shared state (session '') or of one mock session. */
+  collections: (pid: string, signal?: AbortSignal) =>
+    request<Collection[]>('GET', `/api/projects/${enc(pid)}/collections`, undefined, signal),
+  createCollection: (pid: string, body: { name: string; idField?: string; seed: unknown[] }) =>
+    request<Collection>('POST', `/api/projects/${enc(pid)}/collections`, body),
+  deleteCollection: (pid: string, name: string) =>
+    request<void>('DELETE', `/api/projects/${enc(pid)}/collections/${enc(name)}`),
+  collectionItems: (pid: string, name: string, session = '', signal?: AbortSignal) =>
+    request<Record<string, unknown>[]>(
+      'GET',
+      `/api/projects/${enc(pid)}/collections/${enc(name)}/items${sq(session)}`,
+      undefined,
+      signal,
+    ),
+  resetCollection: (pid: string, name: string, session?: string) =>
+    request<void>('POST', `/api/projects/${enc(pid)}/collections/${enc(name)}/reset${sq(session)}`),
+  createResources: (pid: string, collection: string, path: string) =>
+    request<{ created: Endpoint[]; skipped: { method: string; path: string; reason: string }[] }>(
+      'POST',
+      `/api/projects/${enc(pid)}/resources`,
+      { collection, path },
+    ),
   /** The project's storage (store_variable with scope project), of the shared state or one session. */
   projectStorage: (pid: string, session = '', signal?: AbortSignal) =>
     request<Record<string, unknown>>('GET', `/api/projects/${enc(pid)}/storage${sq(session)}`, undefined, signal),

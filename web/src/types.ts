@@ -38,7 +38,9 @@ export {
 } from '../../src/domain/constants';
 export type {
   Action,
+  Collection,
   Condition,
+  DataBinding,
   HttpRequestAction,
   MockSession,
   Rule,

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api, errorMessage } from '../api';
+import { CollectionsPanel } from '../components/CollectionsPanel';
 import { useConfirm } from '../components/confirm';
 import { EndpointForm, emptyEndpoint } from '../components/EndpointForm';
 import { ImportOpenApiDialog } from '../components/ImportOpenApi';
@@ -132,6 +133,7 @@ export function ProjectPage({ projectId }: { projectId: string }) {
           </ul>
         )}
       </section>
+      <CollectionsPanel projectId={projectId} />
       <ProjectStorage projectId={projectId} />
     </div>
   );

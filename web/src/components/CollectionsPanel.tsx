@@ -1,0 +1,194 @@
+/**
+ * A project's data collections (CONTRACT §11): create one with a seed, see what a session sees,
+ * reset, delete, and create the REST endpoints of a resource bound to it.
+ */
+import { type FormEvent, useState } from 'react';
+import { api, errorMessage } from '../api';
+import { useLoad } from '../hooks';
+import type { Collection } from '../types';
+import { useConfirm } from './confirm';
+import { useToast } from './toast';
+import { EmptyState, ErrorBanner, FieldError, Spinner } from './ui';
+
+function NewCollection({ projectId, onDone }: { projectId: string; onDone: () => void }) {
+  const [name, setName] = useState('');
+  const [seed, setSeed] = useState('[\n  {"id": 1, "name": "Ada"}\n]');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    let items: unknown;
+    try {
+      items = JSON.parse(seed || '[]');
+    } catch {
+      setError('The seed must be a JSON array of objects.');
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await api.createCollection(projectId, { name: name.trim(), seed: items as unknown[] });
+      setName('');
+      onDone();
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="card" onSubmit={submit} aria-label="New collection">
+      <div className="field">
+        <label htmlFor="collection-name">Name</label>
+        <input
+          id="collection-name"
+          value={name}
+          maxLength={64}
+          placeholder="users"
+          onChange={(e) => setName(e.target.value)}
+        />
+      </div>
+      <div className="field">
+        <label htmlFor="collection-seed">Seed (JSON array of objects)</label>
+        <textarea
+          id="collection-seed"
+          rows={5}
+          spellCheck={false}
+          value={seed}
+          onChange={(e) => setSeed(e.target.value)}
+        />
+      </div>
+      <FieldError messages={error ? [error] : undefined} />
+      <button type="submit" className="btn btn-primary btn-small" disabled={busy || !name.trim()}>
+        Create collection
+      </button>
+    </form>
+  );
+}
+
+function CollectionRow({ projectId, c, onChanged }: { projectId: string; c: Collection; onChanged: () => void }) {
+  const [session, setSession] = useState('');
+  const [path, setPath] = useState(`/api/${c.name}`);
+  const items = useLoad((s) => api.collectionItems(projectId, c.name, session, s), [projectId, c.name, session]);
+  const confirm = useConfirm();
+  const toast = useToast();
+  const run = async (what: string, act: () => Promise<unknown>) => {
+    try {
+      await act();
+      toast(what);
+      items.reload();
+      onChanged();
+    } catch (err) {
+      toast(`Failed: ${errorMessage(err)}`);
+    }
+  };
+  return (
+    <li className="card">
+      <h3>
+        <code>{c.name}</code>{' '}
+        <span className="muted small">
+          id field {c.idField}, {c.seed.length} seed items
+        </span>
+      </h3>
+      <div className="row-actions">
+        <label className="sr-only" htmlFor={`session-${c.name}`}>
+          Mock session of {c.name}
+        </label>
+        <input
+          id={`session-${c.name}`}
+          value={session}
+          placeholder="session (empty: shared)"
+          onChange={(e) => setSession(e.target.value.trim())}
+        />
+        <button
+          type="button"
+          className="btn btn-small"
+          onClick={() =>
+            void run('Reset to the seed', () => api.resetCollection(projectId, c.name, session || undefined))
+          }
+        >
+          Reset {session ? `session ${session}` : 'all'}
+        </button>
+        <button
+          type="button"
+          className="btn btn-small btn-danger-ghost"
+          onClick={async () => {
+            if (
+              await confirm({
+                title: `Delete collection ${c.name}?`,
+                message: <p>Its items in every session go with it.</p>,
+                confirmLabel: 'Delete',
+                danger: true,
+              })
+            )
+              await run('Collection deleted', () => api.deleteCollection(projectId, c.name));
+          }}
+        >
+          Delete
+        </button>
+      </div>
+      <form
+        className="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run('REST endpoints created', () => api.createResources(projectId, c.name, path));
+        }}
+      >
+        <label htmlFor={`resource-${c.name}`}>REST resource path</label>
+        <input id={`resource-${c.name}`} value={path} spellCheck={false} onChange={(e) => setPath(e.target.value)} />
+        <button type="submit" className="btn btn-small">
+          Create the six endpoints
+        </button>
+      </form>
+      <ErrorBanner error={items.error} onRetry={items.reload} />
+      {items.loading && !items.data ? (
+        <Spinner label="Loading items…" />
+      ) : (
+        <pre className="code-block" aria-label={`Items of ${c.name}`}>
+          {JSON.stringify(items.data ?? [], null, 2)}
+        </pre>
+      )}
+    </li>
+  );
+}
+
+export function CollectionsPanel({ projectId }: { projectId: string }) {
+  const collections = useLoad((s) => api.collections(projectId, s), [projectId]);
+  const [adding, setAdding] = useState(false);
+  return (
+    <section aria-labelledby="collections-title" className="card">
+      <div className="section-head">
+        <h2 id="collections-title">Collections</h2>
+        <button type="button" className="btn btn-small" onClick={() => setAdding((a) => !a)}>
+          {adding ? 'Cancel' : 'New collection'}
+        </button>
+      </div>
+      <p className="muted small">
+        Data a mock can list, create, change and delete — each mock session on its own copy of the seed.
+      </p>
+      {adding && (
+        <NewCollection
+          projectId={projectId}
+          onDone={() => {
+            setAdding(false);
+            collections.reload();
+          }}
+        />
+      )}
+      <ErrorBanner error={collections.error} onRetry={collections.reload} />
+      {collections.loading && !collections.data ? (
+        <Spinner label="Loading collections…" />
+      ) : (collections.data ?? []).length === 0 ? (
+        <EmptyState title="No collections yet">
+          Create one, then its REST endpoints, to serve POST-then-GET mocks.
+        </EmptyState>
+      ) : (
+        <ul className="collections">
+          {(collections.data ?? []).map((c) => (
+            <CollectionRow key={c.name} projectId={projectId} c={c} onChanged={collections.reload} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
