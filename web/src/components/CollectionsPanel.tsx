@@ -144,9 +144,7 @@ function CollectionRow({ projectId, c, onChanged }: { projectId: string; c: Coll
       {items.loading && !items.data ? (
         <Spinner label="Loading items…" />
       ) : (
-        <pre className="code-block" aria-label={`Items of ${c.name}`}>
-          {JSON.stringify(items.data ?? [], null, 2)}
-        </pre>
+        <pre className="code-block">{JSON.stringify(items.data ?? [], null, 2)}</pre>
       )}
     </li>
   );
