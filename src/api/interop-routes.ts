@@ -17,6 +17,7 @@ import { loadOpenApiDocument, parseYaml, planImport, type SkippedOperation } fro
 import { ErrorSchema, ProjectSchema } from '../domain/schemas.js';
 import { validateEndpoint } from '../domain/validate.js';
 import { AppError, type ErrorDetail } from '../errors.js';
+import { loadFaker } from '../runtime/faker.js';
 import { routeKey } from '../runtime/router.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 import { projectViewer } from './project-routes.js';
@@ -105,7 +106,9 @@ export function interopRoutes(app: FastifyInstance, { store, config }: ApiDeps):
         const { projectId } = req.params;
         await store.projects.require(me.id, projectId);
         const mode = req.query.onConflict ?? 'fail';
-        const plan = planImport(await loadOpenApiDocument(req.body, me.id));
+        const doc = await loadOpenApiDocument(req.body, me.id);
+        await loadFaker(); // realistic example values (CONTRACT §11); loaded once, on the first import
+        const plan = planImport(doc);
 
         const existing = new Map<string, Endpoint>();
         for (const e of await store.endpoints.list(me.id, projectId))

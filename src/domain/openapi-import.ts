@@ -12,6 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import { type ErrorDetail, validationError } from '../errors.js';
+import { fakeString } from '../runtime/faker.js';
 import { routeKey, validatePattern } from '../runtime/router.js';
 import { type HttpMethod, METHODS } from './model.js';
 import { ParserPool, type ParserPoolOptions } from './parser-pool.js';
@@ -195,7 +196,7 @@ function numberFor(schema: Json, integer: boolean): number {
   return integer ? Math.ceil(n) : n;
 }
 
-function generate(schema: unknown, depth: number, budget: Budget): unknown {
+function generate(schema: unknown, depth: number, budget: Budget, property = ''): unknown {
   if (!isObject(schema) || typeof schema.$ref === 'string') return null;
   if (++budget.nodes > MAX_NODES) return null;
   if (schema.example !== undefined) return schema.example;
@@ -226,17 +227,20 @@ function generate(schema: unknown, depth: number, budget: Budget): unknown {
       const props = isObject(schema.properties) ? schema.properties : {};
       for (const [name, sub] of Object.entries(props)) {
         if (isObject(sub) && sub.writeOnly === true) continue;
-        out[name] = generate(sub, depth + 1, budget);
+        out[name] = generate(sub, depth + 1, budget, name);
       }
       return out;
     }
     case 'array': {
       if (depth >= MAX_DEPTH || schema.items === undefined || schema.maxItems === 0) return [];
-      return [generate(schema.items, depth + 1, budget)];
+      return [generate(schema.items, depth + 1, budget, property)];
     }
     case 'string': {
-      const format = typeof schema.format === 'string' ? STRING_FORMATS[schema.format] : undefined;
-      return format ?? 'string';
+      const format = typeof schema.format === 'string' ? schema.format : undefined;
+      // a format's typical value; else, with faker loaded (the import route loads it), a realistic
+      // value by the property's name — a name for `name`, an email for `email` — instead of "string"
+      if (format && STRING_FORMATS[format] !== undefined) return STRING_FORMATS[format];
+      return fakeString(property, undefined) ?? 'string';
     }
     case 'integer':
       return numberFor(schema, true);
@@ -252,7 +256,8 @@ function generate(schema: unknown, depth: number, budget: Budget): unknown {
 /**
  * A small deterministic example of a JSON Schema (OpenAPI 3.0 schema object or 3.1 JSON Schema):
  * `example`/`examples`/`default`/`const`/first `enum` value when given, else a value of its type
- * (formats get a typical value, numbers honour `minimum`, arrays have one item, objects every
+ * (formats get a typical value — with faker loaded, string properties get a realistic one by format
+ * or name, the same every time —, numbers honour `minimum`, arrays have one item, objects every
  * property but write-only ones). Nesting stops at depth 8 and 2000 values, so circular schemas end.
  */
 export function exampleFromSchema(schema: unknown): unknown {

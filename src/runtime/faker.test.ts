@@ -44,6 +44,28 @@ describe('faker templates', () => {
       expect(seen.size).toBeGreaterThan(1);
     });
 
+    it('gives imported schemas realistic strings by property name, the same every time', async () => {
+      const { exampleFromSchema } = await import('../domain/openapi-import.js');
+      const schema = {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          email: { type: 'string' },
+          city: { type: 'string' },
+          id: { type: 'string', format: 'uuid' },
+          other: { type: 'string' },
+        },
+      };
+      const a = exampleFromSchema(schema) as Record<string, string>;
+      expect(a.name).not.toBe('string');
+      expect(a.name).toMatch(/\S+ \S+/);
+      expect(a.email).toMatch(/^\S+@\S+\.\S+$/);
+      expect(a.city.length).toBeGreaterThan(0);
+      expect(a.id).toBe('3fa85f64-5717-4562-b3fc-2c963f66afa6');
+      expect(a.other).toBe('string');
+      expect(exampleFromSchema(schema)).toEqual(a);
+    });
+
     it('renders "" for unknown methods, bad paths and oversized arguments', () => {
       for (const src of [
         '{{faker "person.nope"}}',

@@ -68,3 +68,63 @@ export function callFaker(path: string, args: readonly unknown[], rng: () => num
     return undefined;
   }
 }
+
+/** Faker methods for a string property, by format, then by the property's name (lower case, no `_`/`-`). */
+const BY_FORMAT: Record<string, string> = {
+  email: 'internet.email',
+  'idn-email': 'internet.email',
+  uuid: 'string.uuid',
+  uri: 'internet.url',
+  url: 'internet.url',
+  iri: 'internet.url',
+  hostname: 'internet.domainName',
+  ipv4: 'internet.ipv4',
+  ipv6: 'internet.ipv6',
+  password: 'internet.password',
+};
+const BY_NAME: [RegExp, string][] = [
+  [/^(e?mail|emailaddress)$/, 'internet.email'],
+  [/^(firstname|givenname)$/, 'person.firstName'],
+  [/^(lastname|surname|familyname)$/, 'person.lastName'],
+  [/^(name|fullname|displayname|author|owner)$/, 'person.fullName'],
+  [/^(user(name)?|login|handle|nickname)$/, 'internet.username'],
+  [/^(phone|phonenumber|mobile|telephone)$/, 'phone.number'],
+  [/^(street|streetaddress|address(line)?1?)$/, 'location.streetAddress'],
+  [/^(city|town)$/, 'location.city'],
+  [/^(state|region|province)$/, 'location.state'],
+  [/^(country)$/, 'location.country'],
+  [/^(countrycode)$/, 'location.countryCode'],
+  [/^(zip|zipcode|postcode|postalcode)$/, 'location.zipCode'],
+  [/^(company|companyname|organi[sz]ation)$/, 'company.name'],
+  [/^(jobtitle|title)$/, 'person.jobTitle'],
+  [/^(description|summary|bio|about|comment|text|body|content|message)$/, 'lorem.sentence'],
+  [/^(url|website|homepage|link|href)$/, 'internet.url'],
+  [/^(avatar|avatarurl|image|imageurl|photo|picture|thumbnail)$/, 'image.url'],
+  [/^(color|colour)$/, 'color.human'],
+  [/^(currency|currencycode)$/, 'finance.currencyCode'],
+  [/^(iban)$/, 'finance.iban'],
+  [/^(slug)$/, 'lorem.slug'],
+  [/^(word|tag|label|category)$/, 'lorem.word'],
+  [/^(uuid|guid)$/, 'string.uuid'],
+];
+
+/** A deterministic seed from text (the same property always gets the same value). */
+function seedOf(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return (h >>> 0) / 4294967296;
+}
+
+/**
+ * A realistic value for a string property (OpenAPI import, CONTRACT §11): an email for `email`, a
+ * name for `name`, … — the same for the same property every time; undefined when faker is not
+ * loaded or nothing fits.
+ */
+export function fakeString(property: string, format: string | undefined): string | undefined {
+  if (faker === null) return undefined;
+  const key = property.toLowerCase().replace(/[_\-\s]/g, '');
+  const path = format ? BY_FORMAT[format] : BY_NAME.find(([re]) => re.test(key))?.[1];
+  if (!path) return undefined;
+  const seed = seedOf(`${key}|${format ?? ''}`);
+  return callFaker(path, [], () => seed);
+}

@@ -11,6 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/databases.js';
 import { freePort, ROOT, request, sleep, startTestServer, type TestServer } from '../helpers/server.js';
 
+/** A Petstore pet as generated on import: realistic strings by property name (CONTRACT §11), not "string". */
+const PET = {
+  id: 0,
+  name: expect.stringMatching(/^(?!string$)\S.*$/),
+  tag: expect.stringMatching(/^(?!string$)\S+$/),
+};
+
 const BIN = path.join(ROOT, 'bin', 'mockyard.mjs');
 const PETSTORE = path.join(ROOT, 'test', 'fixtures', 'petstore.yaml');
 
@@ -134,7 +141,7 @@ describe('mockyard CLI against a server', () => {
     expect(projects.map((p: { name: string }) => p.name)).toEqual(['Pets']);
     const pid = projects[0].id;
     expect(r.stdout).toContain(`${s.client.base}/m/${pid}`);
-    expect((await s.client.mock(pid, 'GET', '/pets/1')).json).toEqual({ id: 0, name: 'string', tag: 'string' });
+    expect((await s.client.mock(pid, 'GET', '/pets/1')).json).toEqual(PET);
 
     // token and URL from the environment; the same document again collides
     const env = { MOCKYARD_TOKEN: u.token, MOCKYARD_URL: s.client.base };
