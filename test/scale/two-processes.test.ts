@@ -367,6 +367,51 @@ describe.skipIf(!RUN)('several processes on one PostgreSQL behave as one service
     expect([...got].sort((x, y) => x - y)).toEqual(Array.from({ length: n }, (_, i) => i));
   });
 
+  it('200 concurrent collection creates split across both processes give 200 distinct items, none lost', async () => {
+    const pid = await project();
+    expect(
+      (await api(a, 'POST', `/api/projects/${pid}/collections`, { name: 'orders', seed: [{ id: 'seed' }] })).status,
+    ).toBe(201);
+    expect(
+      (await api(a, 'POST', `/api/projects/${pid}/resources`, { collection: 'orders', path: '/orders' })).status,
+    ).toBe(201);
+    await within(
+      PROPAGATION_MS,
+      () => b.client.mock(pid, 'GET', '/orders'),
+      (r) => r.status === 200 && Array.isArray(r.json),
+      'resource visible on B',
+    );
+    const n = 200;
+    const answers = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        (i % 2 === 0 ? a : b).client.mock(pid, 'POST', '/orders', {
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ n: i }),
+        }),
+      ),
+    );
+    expect(answers.filter((r) => r.status !== 201).map((r) => r.status)).toEqual([]);
+    const ids = new Set(answers.map((r) => r.json.id));
+    expect(ids.size).toBe(n);
+    const list = await b.client.mock(pid, 'GET', '/orders');
+    expect(list.headers.get('x-total-count')).toBe(String(n + 1));
+    const ns = (list.json as { n?: number }[]).filter((x) => x.n !== undefined).map((x) => x.n as number);
+    expect([...ns].sort((x, y) => x - y)).toEqual(Array.from({ length: n }, (_, i) => i));
+    // a project-scoped scenario value written from both processes is the last one, seen by both
+    const cart = await a.client.endpoint(token, pid, { method: 'POST', path: '/cart' });
+    await a.client.rule(token, pid, cart.id, {
+      actions: [{ type: 'store_variable', scope: 'project', name: 'log', value: '{{project.log}}x' }],
+    });
+    await within(
+      PROPAGATION_MS,
+      () => api(b, 'GET', `/api/projects/${pid}/endpoints/${cart.id}/rules`),
+      (r) => r.status === 200 && r.json.length === 1,
+      'rule visible',
+    );
+    await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? a : b).client.mock(pid, 'POST', '/cart')));
+    expect((await api(b, 'GET', `/api/projects/${pid}/storage`)).json.log).toBe('x'.repeat(60));
+  });
+
   it('a request served by B is in the request log and the live stream of A within 1 s', async () => {
     const pid = await project();
     await a.client.endpoint(token, pid, { method: 'GET', path: '/logged', statusCode: 202 });
