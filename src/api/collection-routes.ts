@@ -2,14 +2,13 @@
  * Collections (CONTRACT §11): their definitions and seeds, what a session sees of them, reset, and
  * `POST …/resources`, which binds the six REST endpoints of a resource to a collection.
  */
-import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { checkSeed } from '../domain/collections.js';
 import { COLLECTION_NAME, type CollectionOperation, type Endpoint, type HttpMethod } from '../domain/model.js';
 import { CollectionRecord } from '../domain/records.js';
 import { validateEndpoint } from '../domain/validate.js';
-import { AppError, type ErrorDetail, validationError } from '../errors.js';
-import { idOf } from '../store/hot/collections.js';
+import { AppError } from '../errors.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 
 type Item = Record<string, unknown>;
@@ -47,23 +46,6 @@ const ResourceBody = Type.Object(
   { additionalProperties: false },
 );
 const sessionQuery = Type.Object({ session: Type.Optional(Type.String({ maxLength: 200 })) });
-
-/** Items of a seed with their ids: a missing id gets a UUID; a duplicate or unusable id is a 400. */
-function checkSeed(seed: Item[], idField: string): Item[] {
-  const seen = new Set<string>();
-  const details: ErrorDetail[] = [];
-  const out = seed.map((item, i) => {
-    const withId = item[idField] === undefined ? { ...item, [idField]: randomUUID() } : item;
-    const id = idOf(withId, idField);
-    if (id === undefined)
-      details.push({ path: `/seed/${i}/${idField}`, message: `${idField} must be a string or a number` });
-    else if (seen.has(id)) details.push({ path: `/seed/${i}/${idField}`, message: `${idField} ${id} appears twice` });
-    else seen.add(id);
-    return withId;
-  });
-  if (details.length > 0) throw validationError(details);
-  return out;
-}
 
 const RESOURCE: [HttpMethod, string, CollectionOperation][] = [
   ['GET', '', 'list'],

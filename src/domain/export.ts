@@ -2,7 +2,8 @@
  * A whole project as one versioned JSON document (docs/interop.md), and back:
  * `{mockyard: 1, exportedAt, project: {name, fallbackUrl}, endpoints: [{method, path, statusCode,
  * responseBody, contentType, rules: [{name, priority, active, conditions, response, actions}]}],
- * storage?: {"METHOD path": {name: value}}}`.
+ * data?}], collections?: [{name, idField, seed}], storage?: {"METHOD path": {name: value}},
+ * projectStorage?: {name: value}}` (storage of the shared state only, with `?storage=true`).
  * Ids, timestamps and sequence positions are not part of it: an import is a new project whose
  * sequences start at step 0. Import validates the whole document before writing anything (the JSON
  * schema below, then validateEndpoint/validateRule on every record, duplicates, plan limits), and
@@ -11,7 +12,16 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { AppError, type ErrorDetail, validationError } from '../errors.js';
 import type { Store } from '../store/index.js';
-import type { Action, Condition, HttpMethod, Project, RuleResponse } from './model.js';
+import { checkSeed } from './collections.js';
+import {
+  type Action,
+  COLLECTION_NAME,
+  type Condition,
+  type DataBinding,
+  type HttpMethod,
+  type Project,
+  type RuleResponse,
+} from './model.js';
 import { EndpointBody, LIMITS, RuleBody } from './schemas.js';
 import { type EndpointInput, type RuleInput, validateEndpoint, validateProject, validateRule } from './validate.js';
 
@@ -44,6 +54,22 @@ export const ExportDocumentSchema = Type.Object(
         description: '"METHOD path" → stored variables of that endpoint',
       }),
     ),
+    collections: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: Type.String({ pattern: COLLECTION_NAME.source }),
+            idField: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+            seed: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { maxItems: 10_000 })),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 1000, description: 'the project’s collections with their seeds (not the sessions’ items)' },
+      ),
+    ),
+    projectStorage: Type.Optional(
+      Type.Record(Type.String(), Type.String(), { description: 'the project storage of the shared state' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -63,6 +89,7 @@ export interface ExportedEndpoint {
   statusCode: number;
   responseBody: string;
   contentType: string;
+  data?: DataBinding;
   rules: ExportedRule[];
 }
 
@@ -71,7 +98,9 @@ export interface ExportDocument {
   exportedAt: string;
   project: { name: string; fallbackUrl: string | null };
   endpoints: ExportedEndpoint[];
+  collections?: { name: string; idField: string; seed: Record<string, unknown>[] }[];
   storage?: Record<string, Record<string, string>>;
+  projectStorage?: Record<string, string>;
 }
 
 export const storageKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
@@ -91,6 +120,9 @@ export async function exportProject(
     project: { name: project.name, fallbackUrl: project.fallbackUrl },
     endpoints: [],
   };
+  const collections = await store.collections.list(ownerId, projectId);
+  if (collections.length > 0)
+    doc.collections = collections.map((c) => ({ name: c.name, idField: c.idField, seed: c.seed }));
   const storage: Record<string, Record<string, string>> = {};
   for (const e of endpoints) {
     const rules = await store.rules.list(ownerId, projectId, e.id);
@@ -100,6 +132,7 @@ export async function exportProject(
       statusCode: e.statusCode,
       responseBody: e.responseBody,
       contentType: e.contentType,
+      ...(e.data ? { data: e.data } : {}),
       rules: rules.map((r) => ({
         name: r.name,
         priority: r.priority,
@@ -114,7 +147,11 @@ export async function exportProject(
       if (Object.keys(values).length > 0) storage[storageKey(e.method, e.path)] = { ...values };
     }
   }
-  if (opts.storage) doc.storage = storage;
+  if (opts.storage) {
+    doc.storage = storage;
+    const shared = await store.storage.getProject(ownerId, projectId, '');
+    if (Object.keys(shared).length > 0) doc.projectStorage = { ...shared };
+  }
   return doc;
 }
 
@@ -124,6 +161,8 @@ interface CheckedImport {
   name: string;
   fallbackUrl: string | null;
   endpoints: { input: EndpointInput; rules: RuleInput[]; storage: [string, string][] }[];
+  collections: { name: string; idField: string; seed: Record<string, unknown>[] }[];
+  projectStorage: [string, string][];
 }
 
 /** Runs `fn` and re-roots the details of a validation error it throws under `prefix`. */
@@ -161,7 +200,23 @@ export function checkImport(doc: ExportDocumentInput, nameOverride: string | und
     const over = under('', problems, () => validateProject({ name: nameOverride }, true));
     if (over?.name !== undefined) name = over.name;
   }
-  const out: CheckedImport = { name, fallbackUrl: project?.fallbackUrl ?? null, endpoints: [] };
+  const out: CheckedImport = {
+    name,
+    fallbackUrl: project?.fallbackUrl ?? null,
+    endpoints: [],
+    collections: [],
+    projectStorage: Object.entries(doc.projectStorage ?? {}),
+  };
+  const names = new Set<string>();
+  (doc.collections ?? []).forEach((c, i) => {
+    if (names.has(c.name)) problems.push({ path: `/collections/${i}/name`, message: `a second collection ${c.name}` });
+    names.add(c.name);
+    const idField = c.idField ?? 'id';
+    const seed = under(`/collections/${i}`, problems, () =>
+      checkSeed((c.seed ?? []) as Record<string, unknown>[], idField),
+    );
+    if (seed) out.collections.push({ name: c.name, idField, seed });
+  });
   const routes = new Map<string, number>();
   const byKey = new Map<string, number>();
   doc.endpoints.forEach((e, i) => {
@@ -227,6 +282,10 @@ export async function importProject(
     limits.projectsPerUser,
   );
   try {
+    for (const c of checked.collections)
+      await store.collections.create(ownerId, project.id, c.name, { idField: c.idField, seed: c.seed });
+    if (checked.projectStorage.length > 0)
+      await store.hot.updateStorage({ kind: 'project', id: project.id }, '', () => checked.projectStorage);
     for (const e of checked.endpoints) {
       const endpoint = await store.endpoints.create(ownerId, project.id, e.input);
       for (const r of e.rules) await store.rules.create(ownerId, project.id, endpoint.id, r, rulesPerEndpoint);

@@ -218,4 +218,25 @@ describe.each(DIALECTS)('collections (%s)', (dialect) => {
     expect(unbound.json.data).toBeNull();
     expect((await c.mock(p.id, 'GET', '/people')).text).toBe('');
   });
+
+  it('an export carries collections, bindings and project storage; an import brings them back', async () => {
+    const c = s.client;
+    const { u, p } = await users();
+    const f = await c.endpoint(u.token, p.id, { method: 'POST', path: '/remember' });
+    await c.rule(u.token, p.id, f.id, {
+      actions: [{ type: 'store_variable', scope: 'project', name: 'last', value: 'kept' }],
+    });
+    await c.mock(p.id, 'POST', '/remember');
+    const doc = (await c.api('GET', `/api/projects/${p.id}/export?storage=true`, undefined, u.token)).json;
+    expect(doc.collections).toEqual([{ name: 'users', idField: 'id', seed: SEED }]);
+    expect(doc.projectStorage).toEqual({ last: 'kept' });
+    const imported = await c.api('POST', '/api/projects/import', doc, u.token);
+    expect(imported.status).toBe(201);
+    const q = imported.json.id;
+    expect((await c.mock(q, 'GET', '/api/users')).json).toEqual(SEED);
+    expect((await c.api('GET', `/api/projects/${q}/storage`, undefined, u.token)).json).toEqual({ last: 'kept' });
+    // a duplicate id in an imported seed is refused, nothing created
+    const bad = { ...doc, collections: [{ name: 'users', seed: [{ id: 1 }, { id: 1 }] }] };
+    expectValidation(await c.api('POST', '/api/projects/import', bad, u.token), '/collections/0/seed/1/id');
+  });
 });

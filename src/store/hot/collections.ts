@@ -6,6 +6,7 @@
  * writes are exact on any number of processes.
  */
 import { randomUUID } from 'node:crypto';
+import { idOf } from '../../domain/collections.js';
 import type { Steps } from '../../shared/steps.js';
 
 type Item = Record<string, unknown>;
@@ -50,12 +51,6 @@ export interface ItemTable {
   count(): Maybe<number>;
   maxOrd(): Maybe<number>;
 }
-
-/** An item's id as its key: the id field's value as text (numbers and strings alike). */
-export const idOf = (item: Item, idField: string): string | undefined => {
-  const v = item[idField];
-  return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
-};
 
 /** Runs one command; yields what it waits for (plain values on SQLite, promises on PostgreSQL). */
 export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTable): Steps<CollectionResult> {

@@ -29,6 +29,13 @@ export function Outcome({ e, rulesById }: { e: LogEntry; rulesById: Map<string, 
   if (e.proxied) return <span className="tag tag-proxy">proxied</span>;
   if (!e.endpointId) return <span className="tag tag-miss">no endpoint</span>;
   if (name) return <span className="tag tag-rule">{name}</span>;
+  if (e.data)
+    return (
+      <span className="tag tag-rule" title="the collection operation answered">
+        {e.data.collection} · {e.data.operation}
+      </span>
+    );
+  if (e.error) return <span className="tag tag-miss">{e.error}</span>;
   return <span className="tag">default</span>;
 }
 

@@ -1,0 +1,28 @@
+/** Seeds of collections (CONTRACT §11): ids given or generated, no two items with one id. */
+import { randomUUID } from 'node:crypto';
+import { type ErrorDetail, validationError } from '../errors.js';
+
+type Item = Record<string, unknown>;
+
+/** An item's id as its key: the id field's value as text (numbers and strings alike). */
+export const idOf = (item: Item, idField: string): string | undefined => {
+  const v = item[idField];
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+};
+
+/** Items of a seed with their ids: a missing id gets a UUID; a duplicate or unusable id is a 400. */
+export function checkSeed(seed: Item[], idField: string, at = '/seed'): Item[] {
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  const out = seed.map((item, i) => {
+    const withId = item[idField] === undefined ? { ...item, [idField]: randomUUID() } : item;
+    const id = idOf(withId, idField);
+    if (id === undefined)
+      details.push({ path: `${at}/${i}/${idField}`, message: `${idField} must be a string or a number` });
+    else if (seen.has(id)) details.push({ path: `${at}/${i}/${idField}`, message: `${idField} ${id} appears twice` });
+    else seen.add(id);
+    return withId;
+  });
+  if (details.length > 0) throw validationError(details);
+  return out;
+}
