@@ -4,6 +4,7 @@ import { ConfirmProvider } from './components/confirm';
 import { ToastProvider } from './components/toast';
 import { EmptyState, Spinner } from './components/ui';
 import { AuthPage } from './pages/AuthPage';
+import { DataPage } from './pages/DataPage';
 import { EndpointPage } from './pages/EndpointPage';
 import { ProjectPage } from './pages/ProjectPage';
 import { ProjectsPage } from './pages/ProjectsPage';
@@ -57,6 +58,8 @@ function Routes() {
       return <EndpointPage projectId={route.projectId} endpointId={route.endpointId} />;
     case 'requests':
       return <RequestsPage projectId={route.projectId} />;
+    case 'data':
+      return <DataPage projectId={route.projectId} />;
     default:
       return (
         <EmptyState title="Page not found" action={<Link href={paths.projects()}>Back to your projects</Link>}>

@@ -30,6 +30,7 @@ export type Route =
   | { name: 'project'; projectId: string }
   | { name: 'endpoint'; projectId: string; endpointId: string }
   | { name: 'requests'; projectId: string }
+  | { name: 'data'; projectId: string }
   | { name: 'notFound' };
 
 export function matchRoute(path: string): Route {
@@ -40,6 +41,7 @@ export function matchRoute(path: string): Route {
   const projectId = parts[1];
   if (parts.length === 2) return { name: 'project', projectId };
   if (parts.length === 3 && parts[2] === 'requests') return { name: 'requests', projectId };
+  if (parts.length === 3 && parts[2] === 'data') return { name: 'data', projectId };
   if (parts.length === 4 && parts[2] === 'endpoints' && parts[3]) {
     return { name: 'endpoint', projectId, endpointId: parts[3] };
   }
@@ -51,6 +53,7 @@ export const paths = {
   project: (pid: string) => `/projects/${encodeURIComponent(pid)}`,
   endpoint: (pid: string, eid: string) => `/projects/${encodeURIComponent(pid)}/endpoints/${encodeURIComponent(eid)}`,
   requests: (pid: string) => `/projects/${encodeURIComponent(pid)}/requests`,
+  data: (pid: string) => `/projects/${encodeURIComponent(pid)}/data`,
 };
 
 export function Link({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {

@@ -21,14 +21,15 @@ export function ProjectHeader({
   onRenamed,
 }: {
   project: Project;
-  tab: 'endpoints' | 'requests';
+  tab: 'endpoints' | 'requests' | 'data';
   onRenamed: (p: Project) => void;
 }) {
   const [renaming, setRenaming] = useState(false);
   const [exporting, setExporting] = useState(false);
   const deleteProject = useDeleteProject();
   useEffect(() => {
-    document.title = `${project.name} · ${tab === 'endpoints' ? 'Endpoints' : 'Live requests'} · Mockyard`;
+    const title = { endpoints: 'Endpoints', requests: 'Live requests', data: 'Data' }[tab];
+    document.title = `${project.name} · ${title} · Mockyard`;
   }, [project.name, tab]);
   const base = mockBase(project);
   return (
@@ -77,6 +78,9 @@ export function ProjectHeader({
         </Link>
         <Link href={paths.requests(project.id)} aria-current={tab === 'requests' ? 'page' : undefined}>
           Live requests
+        </Link>
+        <Link href={paths.data(project.id)} aria-current={tab === 'data' ? 'page' : undefined}>
+          Data
         </Link>
       </nav>
     </div>

@@ -1,11 +1,9 @@
 import { useState } from 'react';
 import { api, errorMessage } from '../api';
-import { CollectionsPanel } from '../components/CollectionsPanel';
 import { useConfirm } from '../components/confirm';
 import { EndpointForm, emptyEndpoint } from '../components/EndpointForm';
 import { ImportOpenApiDialog } from '../components/ImportOpenApi';
 import { ProjectHeader } from '../components/ProjectHeader';
-import { StoragePanel } from '../components/StoragePanel';
 import { useToast } from '../components/toast';
 import { EmptyState, ErrorBanner, MethodBadge, Spinner, StatusBadge } from '../components/ui';
 import { useLoad } from '../hooks';
@@ -133,39 +131,6 @@ export function ProjectPage({ projectId }: { projectId: string }) {
           </ul>
         )}
       </section>
-      <CollectionsPanel projectId={projectId} />
-      <ProjectStorage projectId={projectId} />
     </div>
-  );
-}
-
-/** The project's storage, for the shared state or a session typed in (scenarios keep their state here). */
-function ProjectStorage({ projectId }: { projectId: string }) {
-  const [session, setSession] = useState('');
-  const [typed, setTyped] = useState('');
-  return (
-    <>
-      <form
-        className="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setSession(typed.trim());
-        }}
-      >
-        <label htmlFor="project-storage-session">Mock session (empty: shared state)</label>
-        <input
-          id="project-storage-session"
-          value={typed}
-          maxLength={200}
-          spellCheck={false}
-          placeholder="run-1"
-          onChange={(e) => setTyped(e.target.value)}
-        />
-        <button type="submit" className="btn btn-small">
-          Show
-        </button>
-      </form>
-      <StoragePanel projectId={projectId} session={session} />
-    </>
   );
 }
