@@ -12,3 +12,11 @@ export const ECHO_TEMPLATE = '{"hello":"{{request.query.name}}","id":"{{$uuid}}"
 export const SEQ_BODIES = ['{"n":1}', '{"n":2}', '{"n":3}'];
 /** S5: the response step served after the store_variable action. */
 export const STORE_BODY = '{"saved":true}';
+/** S7: the 100 items of a collection served by a bound list endpoint. */
+export const ITEMS = Array.from({ length: 100 }, (_, i) => ({
+  id: i + 1,
+  name: `item ${i + 1}`,
+  price: (i % 17) + 0.5,
+}));
+/** S8: the body each bound create request sends. */
+export const NEW_ITEM_BODY = '{"name":"new item","price":9.5}';

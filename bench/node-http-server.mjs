@@ -1,12 +1,12 @@
 // Bare node:http reference server for bench/run.mjs: for each scenario it answers the same status, content
 // type and body bytes as the Mockyard endpoint the harness sets up, with the least JS that is equivalent
 // (S2 evaluates the two conditions, S3 renders a fresh uuid, S4 keeps an in-memory counter, S5 keeps the
-// last stored value in memory). Like every Mockyard mock answer it carries `Access-Control-Allow-Origin: *`.
+// last stored value in memory, S7 stringifies a 100-item array, S8 parses the body, adds a uuid and keeps it). Like every Mockyard mock answer it carries `Access-Control-Allow-Origin: *`.
 // A leading `/m/<projectId>` is accepted and ignored, so the harness can send the same paths to both.
 // Usage: node bench/node-http-server.mjs <port> [host]
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { SEQ_BODIES, STORE_BODY, TIER_BODY, USERS_BODY } from './bodies.mjs';
+import { ITEMS, SEQ_BODIES, STORE_BODY, TIER_BODY, USERS_BODY } from './bodies.mjs';
 
 const port = Number(process.argv[2] || 18180);
 const host = process.argv[3] || '127.0.0.1';
@@ -20,6 +20,9 @@ const STORED = Buffer.from(STORE_BODY);
 const NOT_FOUND = Buffer.from('{"error":{"code":"mock_not_found","message":"no such mock endpoint"}}');
 const counters = { '/api/seq': 0, '/api/seq-pg': 0 };
 const storage = { last: '' };
+/** S7/S8: the collection in memory (a list is stringified per request, as Mockyard does) */
+const items = ITEMS.map((x) => ({ ...x }));
+const created = [];
 
 function send(res, status, body) {
   res.writeHead(status, {
@@ -39,6 +42,16 @@ const server = http.createServer((req, res) => {
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
   const query = () => new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+  if (req.method === 'POST' && path === '/api/items-new') {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const item = { ...JSON.parse(Buffer.concat(chunks).toString('utf8')), id: randomUUID() };
+      created.push(item);
+      send(res, 201, Buffer.from(JSON.stringify(item)));
+    });
+    return;
+  }
   if (req.method !== 'GET') return send(res, 404, NOT_FOUND);
   switch (path) {
     case '/api/users':
@@ -54,6 +67,8 @@ const server = http.createServer((req, res) => {
       counters[path] = (i + 1) % SEQ.length;
       return send(res, 200, SEQ[i]);
     }
+    case '/api/items':
+      return send(res, 200, Buffer.from(JSON.stringify(items)));
     case '/api/store':
       storage.last = query().get('v') ?? '';
       return send(res, 200, STORED);

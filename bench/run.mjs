@@ -5,7 +5,7 @@
 // then a warm-up, then the measured period(s). See bench/README.md.
 //
 // Environment (all optional):
-//   SCENARIOS=S1,S4        subset of S1 S2 S3 S4 S5 S6 S4-pg (default: S1-S6, plus S4-pg when PG_URL is set)
+//   SCENARIOS=S1,S4        subset of S1 S2 S3 S4 S5 S6 S7 S8 S4-pg (default: S1-S8, plus S4-pg when PG_URL is set)
 //   CONNECTIONS=50 WARMUP=5 DURATION=10 RUNS=1   (RUNS>1: the median run by req/s is reported)
 //   PIN=1                  0 = no CPU pinning; SERVER_CPUS=1 LOADGEN_CPUS=0 choose the CPUs
 //   PG_URL | TEST_DATABASE_URL   a PostgreSQL URL: enables S4-pg (a fresh database is created and dropped)
@@ -21,7 +21,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ECHO_TEMPLATE, SEQ_BODIES, STORE_BODY, TIER_BODY, USERS_BODY } from './bodies.mjs';
+import { ECHO_TEMPLATE, ITEMS, NEW_ITEM_BODY, SEQ_BODIES, STORE_BODY, TIER_BODY, USERS_BODY } from './bodies.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -68,7 +68,7 @@ const SERVER_CPUS = env.SERVER_CPUS || '1';
 const NICE = env.NICE ? num('NICE', 0, { min: -20, int: true }) : null;
 const LOADGEN_CPUS = env.LOADGEN_CPUS || '0';
 
-const ALL_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S4-pg'];
+const ALL_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S4-pg'];
 const SCEN_FILTER = (env.SCENARIOS || '')
   .split(',')
   .map((s) => s.trim())
@@ -700,6 +700,50 @@ const SCENARIOS = {
     path: '/api/users',
     verify: (t) => checkStatic(t, '/api/users'),
   },
+  S7: {
+    title: 'bound GET list of a 100-item collection',
+    path: '/api/items',
+    def: {
+      collection: { name: 'items', seed: ITEMS },
+      endpoint: { method: 'GET', path: '/api/items', data: { collection: 'items', operation: 'list' } },
+      rules: [],
+    },
+    async verify(t) {
+      const r = await get(t.ports[0], `${t.prefix}/api/items`);
+      if (r.status !== 200 || !isJsonCt(r.ct) || r.body !== JSON.stringify(ITEMS))
+        return `GET /api/items -> ${r.status} ${r.ct} ${r.body.slice(0, 200)}`;
+      return null;
+    },
+  },
+  S8: {
+    title: 'bound POST create into a collection',
+    path: '/api/items-new',
+    method: 'POST',
+    body: NEW_ITEM_BODY,
+    headers: { 'content-type': 'application/json' },
+    def: {
+      collection: { name: 'new-items', seed: [] },
+      endpoint: { method: 'POST', path: '/api/items-new', data: { collection: 'new-items', operation: 'create' } },
+      rules: [],
+    },
+    async verify(t) {
+      const r = await fetch(`http://${HOST}:${t.ports[0]}${t.prefix}/api/items-new`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: NEW_ITEM_BODY,
+      });
+      const text = await r.text();
+      let j;
+      try {
+        j = JSON.parse(text);
+      } catch {
+        return `not JSON: ${r.status} ${text.slice(0, 200)}`;
+      }
+      if (r.status !== 201 || j.name !== 'new item' || !UUID_RE.test(j.id))
+        return `POST -> ${r.status} ${text.slice(0, 200)}`;
+      return null;
+    },
+  },
   'S4-pg': {
     title: '3-step loop, 2 processes on PostgreSQL',
     path: '/api/seq-pg',
@@ -740,6 +784,8 @@ async function cannon(t, sc, duration) {
       pipelining: 1,
       headers: sc.headers || {},
     };
+    if (sc.method) opts.method = sc.method;
+    if (sc.body) opts.body = sc.body;
     if (sc.setupRequest) {
       opts.requests = [
         { method: 'GET', path: `${t.prefix}${sc.path}`, headers: sc.headers || {}, setupRequest: sc.setupRequest },
@@ -951,6 +997,10 @@ async function createProject(port, token, name) {
 }
 // One endpoint and its rules; returns { endpointId, ruleId (the last rule's) }.
 async function createEndpoint(port, token, projectId, def) {
+  if (def.collection) {
+    const c = `/api/projects/${encodeURIComponent(projectId)}/collections`;
+    await api(port, 'POST', c, def.collection, token, 201);
+  }
   const base = `/api/projects/${encodeURIComponent(projectId)}/endpoints`;
   const ep = await api(port, 'POST', base, def.endpoint, token, 201);
   if (!ep.json?.id) throw new SetupError(`POST ${base} -> 201 without id: ${ep.text.slice(0, 300)}`);

@@ -41,8 +41,10 @@ function compare(a: unknown, b: unknown): number {
 const nonNegative = (s: string | undefined): number | null =>
   s !== undefined && /^\d{1,9}$/.test(s) ? Number(s) : null;
 
-function list(items: Item[], query: Record<string, string>): CollectionAnswer {
-  let out = items;
+function list(raw: string[], query: Record<string, string>): CollectionAnswer {
+  // a plain list is the stored JSON joined: nothing parsed or stringified again
+  if (Object.keys(query).length === 0) return { status: 200, body: `[${raw.join(',')}]`, total: raw.length };
+  let out = raw.map((d) => JSON.parse(d) as Item);
   for (const [field, value] of Object.entries(query)) {
     if (PAGING.has(field)) continue;
     out = out.filter((item) => Object.hasOwn(item, field) && asText(item[field]) === value);
@@ -108,7 +110,7 @@ export function* collectionAnswer(
   const res = (yield hot.collection(ref, cmd)) as CollectionResult;
   switch (res.kind) {
     case 'items':
-      return list(res.items, ctx.req.query);
+      return list(res.raw, ctx.req.query);
     case 'item':
       return { status: res.created ? 201 : 200, body: JSON.stringify(res.item) };
     case 'deleted':

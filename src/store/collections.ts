@@ -113,7 +113,7 @@ export class Collections {
     const c = await this.get(ownerId, projectId, name);
     const ref: CollectionRef = { projectId, name, idField: c.idField, seed: c.seed, session };
     const out = await this.hot().collection(ref, { op: 'list' });
-    return out.kind === 'items' ? out.items : [];
+    return out.kind === 'items' ? out.raw.map((d) => JSON.parse(d) as Record<string, unknown>) : [];
   }
 
   /** Back to the seed: one session, or (session undefined) the shared state and every session. */

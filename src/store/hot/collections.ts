@@ -30,7 +30,8 @@ export type CollectionCommand =
   | { readonly op: 'delete'; readonly id: string };
 
 export type CollectionResult =
-  | { readonly kind: 'items'; readonly items: Item[] }
+  /** the items as stored JSON text, in order (parsed only by whoever needs to) */
+  | { readonly kind: 'items'; readonly raw: string[] }
   | { readonly kind: 'count'; readonly count: number }
   | { readonly kind: 'item'; readonly item: Item; readonly created?: boolean }
   | { readonly kind: 'deleted' }
@@ -67,7 +68,7 @@ export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTabl
   }
   switch (cmd.op) {
     case 'list':
-      return { kind: 'items', items: ((yield t.all()) as string[]).map((d) => JSON.parse(d) as Item) };
+      return { kind: 'items', raw: (yield t.all()) as string[] };
     case 'count':
       return { kind: 'count', count: (yield t.count()) as number };
     case 'get': {
