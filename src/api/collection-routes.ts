@@ -9,7 +9,18 @@ import { COLLECTION_NAME, type CollectionOperation, type Endpoint, type HttpMeth
 import { CollectionRecord } from '../domain/records.js';
 import { validateEndpoint } from '../domain/validate.js';
 import { AppError } from '../errors.js';
+import { compileSeed, seedUsesFaker } from '../runtime/compile.js';
+import { seedContext } from '../runtime/context.js';
+import { loadFaker } from '../runtime/faker.js';
+import type { Store } from '../store/index.js';
 import { type ApiDeps, caller, type Params } from './context.js';
+
+/** Loads faker when the collection's seed calls it (the dashboard reads items before any mock does). */
+async function loadFakerIfNeeded(store: Store, ownerId: string, projectId: string, name: string): Promise<void> {
+  if (!COLLECTION_NAME.test(name)) return;
+  const c = await store.collections.get(ownerId, projectId, name);
+  if (seedUsesFaker(c.seed)) await loadFaker();
+}
 
 type Item = Record<string, unknown>;
 const MAX_SEED = 10_000;
@@ -137,8 +148,17 @@ export function collectionRoutes(app: FastifyInstance, { store, config }: ApiDep
         querystring: sessionQuery,
       },
     },
-    async (req) =>
-      store.collections.items(caller(req).id, req.params.projectId, named(req.params.name), req.query.session ?? ''),
+    async (req) => {
+      const { projectId } = req.params;
+      const render = (seed: Record<string, unknown>[]) => {
+        const hasFaker = JSON.stringify(seed).includes('{{');
+        return hasFaker ? compileSeed(seed)(seedContext()) : seed;
+      };
+      // a seed with {{faker …}} needs faker loaded before it is rendered
+      return loadFakerIfNeeded(store, caller(req).id, projectId, req.params.name).then(() =>
+        store.collections.items(caller(req).id, projectId, named(req.params.name), req.query.session ?? '', render),
+      );
+    },
   );
 
   app.post<{ Params: PN; Querystring: { session?: string } }>(

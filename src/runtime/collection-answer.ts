@@ -83,7 +83,13 @@ export function* collectionAnswer(
   if (!data) throw new Error('not a collection endpoint');
   const def = project.collections.get(data.collection);
   if (!def) return error('not_found', 404, `The project has no collection ${data.collection}`);
-  const ref = { projectId: project.id, name: data.collection, idField: def.idField, seed: def.seed, session };
+  const ref = {
+    projectId: project.id,
+    name: data.collection,
+    idField: def.idField,
+    seed: () => def.render(ctx),
+    session,
+  };
   const id = data.idParam === null ? '' : (ctx.req.params[data.idParam] ?? '');
   let cmd: CollectionCommand;
   switch (data.operation) {

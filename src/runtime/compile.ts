@@ -16,6 +16,7 @@ import {
   type Template,
   usesFaker,
 } from './template.js';
+import type { EvalContext } from './types.js';
 
 export interface CompiledStep {
   readonly statusCode: number;
@@ -111,6 +112,48 @@ export interface CompiledEndpoint {
   readonly immediate: boolean;
 }
 
+export interface CompiledCollection {
+  readonly idField: string;
+  readonly seed: readonly Record<string, unknown>[];
+  /** the seed with its templates rendered for this request (the seed itself when it has none) */
+  readonly render: (ctx: EvalContext) => readonly Record<string, unknown>[];
+}
+
+/** True when a string anywhere in the seed calls faker. */
+export function seedUsesFaker(v: unknown): boolean {
+  if (typeof v === 'string') return v.includes('{{') && usesFaker(v);
+  if (Array.isArray(v)) return v.some(seedUsesFaker);
+  return v !== null && typeof v === 'object' && Object.values(v).some(seedUsesFaker);
+}
+
+/** A seed whose string values may be templates (`{{faker "person.firstName"}}`): rendered per new copy. */
+export function compileSeed(seed: readonly Record<string, unknown>[]): CompiledCollection['render'] {
+  const templated = (v: unknown): boolean =>
+    typeof v === 'string'
+      ? v.includes('{{')
+      : Array.isArray(v)
+        ? v.some(templated)
+        : v !== null && typeof v === 'object' && Object.values(v).some(templated);
+  if (!seed.some(templated)) return () => seed;
+  const cache = new Map<string, Template>();
+  const render = (v: unknown, ctx: EvalContext): unknown => {
+    if (typeof v === 'string') {
+      if (!v.includes('{{')) return v;
+      let t = cache.get(v);
+      if (!t) {
+        t = compileTemplate(v);
+        cache.set(v, t);
+      }
+      return t(ctx);
+    }
+    if (Array.isArray(v)) return v.map((x) => render(x, ctx));
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, render(x, ctx)]));
+    return v;
+  };
+  return (ctx) => seed.map((item) => render(item, ctx) as Record<string, unknown>);
+}
+
 export interface CompiledProject {
   readonly id: string;
   readonly ownerId?: string;
@@ -119,11 +162,8 @@ export interface CompiledProject {
   readonly router: Router<CompiledEndpoint>;
   /** some template calls faker: it must be loaded before the project is served */
   readonly usesFaker: boolean;
-  /** the project's collections by name */
-  readonly collections: ReadonlyMap<
-    string,
-    { readonly idField: string; readonly seed: readonly Record<string, unknown>[] }
-  >;
+  /** the project's collections by name; `render` gives the seed for a new session's copy */
+  readonly collections: ReadonlyMap<string, CompiledCollection>;
 }
 
 function compileStep(s: Step, sources: string[], endpointContentType: string): CompiledStep {
@@ -223,7 +263,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
   const router = new Router<CompiledEndpoint>();
   // one string per distinct content type, not one per endpoint (a project may hold 10,000)
   const contentTypes = new Map<string, string>();
-  let anyFaker = false;
+  let anyFaker = cfg.collections.some((c) => seedUsesFaker(c.seed));
   for (const e of cfg.endpoints) {
     const sources: string[] = [e.responseBody];
     const own = byEndpoint.get(e.id);
@@ -268,6 +308,8 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     fallbackUrl: cfg.project.fallbackUrl,
     router: router.built(),
     usesFaker: anyFaker,
-    collections: new Map(cfg.collections.map((c) => [c.name, { idField: c.idField, seed: c.seed }])),
+    collections: new Map(
+      cfg.collections.map((c) => [c.name, { idField: c.idField, seed: c.seed, render: compileSeed(c.seed) }]),
+    ),
   };
 }

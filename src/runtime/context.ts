@@ -228,3 +228,8 @@ export class MockContext implements EvalContext {
     return this.jsonCache;
   }
 }
+
+/** A context with no request, for rendering a collection's seed outside a mock request. */
+export function seedContext(): MockContext {
+  return new MockContext(new MockRequestView('GET', '/', '', {}, []), null);
+}

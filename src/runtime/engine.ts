@@ -145,7 +145,7 @@ export class Engine {
       for (const name of ep.counts) {
         const def = r.collections.get(name);
         if (!def) continue;
-        const ref = { projectId: r.projectId, name, idField: def.idField, seed: def.seed, session };
+        const ref = { projectId: r.projectId, name, idField: def.idField, seed: () => def.render(ctx), session };
         const res = (yield hot.collection(ref, { op: 'count' })) as { kind: string; count?: number };
         if (res.count !== undefined) counts.set(name, res.count);
       }

@@ -108,10 +108,19 @@ export class Collections {
     this.core.changed(projectId);
   }
 
-  /** The collection as the session sees it now (its copy is made from the seed if it had none). */
-  async items(ownerId: string, projectId: string, name: string, session = ''): Promise<Record<string, unknown>[]> {
+  /**
+   * The collection as the session sees it now (its copy is made from the seed if it had none;
+   * `render` renders the seed's templates, as a mock request would).
+   */
+  async items(
+    ownerId: string,
+    projectId: string,
+    name: string,
+    session = '',
+    render: (seed: Record<string, unknown>[]) => readonly Record<string, unknown>[] = (seed) => seed,
+  ): Promise<Record<string, unknown>[]> {
     const c = await this.get(ownerId, projectId, name);
-    const ref: CollectionRef = { projectId, name, idField: c.idField, seed: c.seed, session };
+    const ref: CollectionRef = { projectId, name, idField: c.idField, seed: () => render(c.seed), session };
     const out = await this.hot().collection(ref, { op: 'list' });
     return out.kind === 'items' ? out.raw.map((d) => JSON.parse(d) as Record<string, unknown>) : [];
   }

@@ -239,4 +239,27 @@ describe.each(DIALECTS)('collections (%s)', (dialect) => {
     const bad = { ...doc, collections: [{ name: 'users', seed: [{ id: 1 }, { id: 1 }] }] };
     expectValidation(await c.api('POST', '/api/projects/import', bad, u.token), '/collections/0/seed/1/id');
   });
+
+  it('seed values may be templates ({{faker …}}): each new session copy renders them, seeded by X-Mockyard-Seed', async () => {
+    const c = s.client;
+    const u = await c.user();
+    const p = await c.project(u.token);
+    const seed = [{ id: 1, name: '{{faker "person.firstName"}}', code: '{{faker "string.alpha" 6}}' }];
+    expect((await c.api('POST', `/api/projects/${p.id}/collections`, { name: 'people', seed }, u.token)).status).toBe(
+      201,
+    );
+    await c.api('POST', `/api/projects/${p.id}/resources`, { collection: 'people', path: '/people' }, u.token);
+    const get = (session: string, seedHeader: string) =>
+      c.mock(p.id, 'GET', '/people', { headers: { 'x-mockyard-session': session, 'x-mockyard-seed': seedHeader } });
+    const a = (await get('s1', '5')).json[0];
+    expect(a.name).not.toContain('{{');
+    expect(a.code).toMatch(/^[A-Za-z]{6}$/);
+    // a copy is made once: the same values on the next request of the session, whatever its seed
+    expect((await get('s1', '9')).json[0]).toEqual(a);
+    // another session with the same seed gets the same values
+    expect((await get('s2', '5')).json[0]).toEqual(a);
+    // the dashboard's read renders them too
+    const items = await c.api('GET', `/api/projects/${p.id}/collections/people/items?session=s3`, undefined, u.token);
+    expect(items.json[0].name).not.toContain('{{');
+  });
 });

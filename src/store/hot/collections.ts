@@ -16,7 +16,8 @@ export interface CollectionRef {
   readonly projectId: string;
   readonly name: string;
   readonly idField: string;
-  readonly seed: readonly Item[];
+  /** the seed, or a function that renders it (templates such as {{faker …}} in seed values) */
+  readonly seed: readonly Item[] | (() => readonly Item[]);
   readonly session: string;
 }
 
@@ -57,7 +58,8 @@ export interface ItemTable {
 export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTable): Steps<CollectionResult> {
   if (!(yield t.materialized())) {
     let ord = 0;
-    for (const item of ref.seed) {
+    const seed = typeof ref.seed === 'function' ? ref.seed() : ref.seed;
+    for (const item of seed) {
       const id = idOf(item, ref.idField);
       if (id !== undefined) yield t.insert(id, ++ord, JSON.stringify(item));
     }
