@@ -163,6 +163,8 @@ export const api = {
     request<Collection[]>('GET', `/api/projects/${enc(pid)}/collections`, undefined, signal),
   createCollection: (pid: string, body: { name: string; idField?: string; seed: unknown[] }) =>
     request<Collection>('POST', `/api/projects/${enc(pid)}/collections`, body),
+  updateCollection: (pid: string, name: string, body: { idField?: string; seed: unknown[] }) =>
+    request<Collection>('PATCH', `/api/projects/${enc(pid)}/collections/${enc(name)}`, body),
   deleteCollection: (pid: string, name: string) =>
     request<void>('DELETE', `/api/projects/${enc(pid)}/collections/${enc(name)}`),
   collectionItems: (pid: string, name: string, session = '', signal?: AbortSignal) =>

@@ -17,17 +17,16 @@ function NewCollection({ projectId, onDone }: { projectId: string; onDone: () =>
   const [busy, setBusy] = useState(false);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    let items: unknown;
-    try {
-      items = JSON.parse(seed || '[]');
-    } catch {
-      setError('The seed must be a JSON array of objects.');
+    const parsed = parseSeed(seed);
+    if (!parsed.ok) {
+      setError(parsed.message);
       return;
     }
+    const items = parsed.seed;
     setBusy(true);
     setError(null);
     try {
-      await api.createCollection(projectId, { name: name.trim(), seed: items as unknown[] });
+      await api.createCollection(projectId, { name: name.trim(), seed: items });
       setName('');
       onDone();
     } catch (err) {
@@ -61,6 +60,54 @@ function NewCollection({ projectId, onDone }: { projectId: string; onDone: () =>
       <FieldError messages={error ? [error] : undefined} />
       <button type="submit" className="btn btn-primary btn-small" disabled={busy || !name.trim()}>
         Create collection
+      </button>
+    </form>
+  );
+}
+
+/** The seed as JSON text, checked before it is sent (a JSON array of objects). */
+function parseSeed(text: string): { ok: true; seed: unknown[] } | { ok: false; message: string } {
+  let v: unknown;
+  try {
+    v = JSON.parse(text || '[]');
+  } catch (e) {
+    return { ok: false, message: `Not JSON: ${(e as Error).message}` };
+  }
+  if (!Array.isArray(v) || !v.every((x) => x !== null && typeof x === 'object' && !Array.isArray(x)))
+    return { ok: false, message: 'The seed must be a JSON array of objects.' };
+  return { ok: true, seed: v };
+}
+
+function SeedEditor({ projectId, c, onSaved }: { projectId: string; c: Collection; onSaved: () => void }) {
+  const [text, setText] = useState(JSON.stringify(c.seed, null, 2));
+  const [error, setError] = useState<string | null>(null);
+  const check = parseSeed(text);
+  return (
+    <form
+      className="field"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (!check.ok) return;
+        try {
+          await api.updateCollection(projectId, c.name, { seed: check.seed });
+          setError(null);
+          onSaved();
+        } catch (err) {
+          setError(errorMessage(err));
+        }
+      }}
+    >
+      <label htmlFor={`seed-${c.name}`}>Seed of {c.name} (saving starts every session again from it)</label>
+      <textarea
+        id={`seed-${c.name}`}
+        rows={6}
+        spellCheck={false}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+      />
+      <FieldError messages={check.ok ? (error ? [error] : undefined) : [check.message]} />
+      <button type="submit" className="btn btn-small" disabled={!check.ok}>
+        Save seed
       </button>
     </form>
   );
@@ -140,6 +187,14 @@ function CollectionRow({ projectId, c, onChanged }: { projectId: string; c: Coll
           Create the six endpoints
         </button>
       </form>
+      <SeedEditor
+        projectId={projectId}
+        c={c}
+        onSaved={() => {
+          items.reload();
+          onChanged();
+        }}
+      />
       <ErrorBanner error={items.error} onRetry={items.reload} />
       {items.loading && !items.data ? (
         <Spinner label="Loading items…" />
