@@ -4,35 +4,9 @@
  * replaced, and another owner's document is not held behind it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { refBomb } from '../../test/fixtures/ref-bomb.js';
 import type { AppError } from '../errors.js';
 import { ParserPool } from './parser-pool.js';
-
-/** 30 schemas, each with three properties referring to the next: 3^29 paths once expanded. */
-function refBomb(depth = 30): Record<string, unknown> {
-  const schemas: Record<string, unknown> = {};
-  for (let i = 0; i < depth; i++) {
-    const next = { $ref: `#/components/schemas/S${i + 1}` };
-    schemas[`S${i}`] =
-      i === depth - 1 ? { type: 'string' } : { type: 'object', properties: { a: next, b: next, c: next } };
-  }
-  return {
-    openapi: '3.0.0',
-    info: { title: 'bomb', version: '1' },
-    paths: {
-      '/x': {
-        get: {
-          responses: {
-            '200': {
-              description: 'ok',
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } },
-            },
-          },
-        },
-      },
-    },
-    components: { schemas },
-  };
-}
 
 const small = {
   openapi: '3.0.0',

@@ -4,6 +4,7 @@
  * server, bounded and on loopback only.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { refBomb } from '../fixtures/ref-bomb.js';
 import { DIALECTS } from '../helpers/databases.js';
 import { expectError } from '../helpers/expect.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -184,28 +185,7 @@ describe.each(DIALECTS)('output and state caps (%s)', (dialect) => {
   test('attack 4e: an OpenAPI document of nested $refs fails with 422 within its budget; the service goes on', async () => {
     const c = s.client;
     const f = await c.fixture();
-    const schemas: Record<string, unknown> = {};
-    for (let i = 0; i < 30; i++) {
-      const next = { $ref: `#/components/schemas/S${i + 1}` };
-      schemas[`S${i}`] = i === 29 ? { type: 'string' } : { type: 'object', properties: { a: next, b: next, c: next } };
-    }
-    const bomb = {
-      openapi: '3.0.0',
-      info: { title: 'bomb', version: '1' },
-      paths: {
-        '/x': {
-          get: {
-            responses: {
-              '200': {
-                description: 'ok',
-                content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } },
-              },
-            },
-          },
-        },
-      },
-      components: { schemas },
-    };
+    const bomb = refBomb();
     expect(JSON.stringify(bomb).length).toBeLessThan(6000);
     const started = Date.now();
     const r = await c.api('POST', `/api/projects/${f.pid}/import/openapi`, bomb, f.token);

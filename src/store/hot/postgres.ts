@@ -8,13 +8,7 @@
  */
 import type pg from 'pg';
 import { drive } from '../../shared/steps.js';
-import {
-  type CollectionCommand,
-  type CollectionRef,
-  type CollectionResult,
-  execute,
-  type ItemTable,
-} from './collections.js';
+import * as collections from './collections.js';
 import { failHitGroup, GroupCommit, type HitGroup, hitKey, settleHitGroup } from './group-commit.js';
 import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
 import {
@@ -115,11 +109,14 @@ export class PostgresHot implements HotState {
     }
   }
 
-  collection(ref: CollectionRef, cmd: CollectionCommand): Promise<CollectionResult> {
+  collection(
+    ref: collections.CollectionRef,
+    cmd: collections.CollectionCommand,
+  ): Promise<collections.CollectionResult> {
     const k = [ref.projectId, ref.name, ref.session];
     return this.queued(`collection:${k.join(':')}`, (client) => {
       const rows = async (sql: string, args: unknown[]) => (await client.query(sql, args)).rows;
-      const t: ItemTable = {
+      const t: collections.ItemTable = {
         materialized: async () => (await rows(COL.materialized, k)).length > 0,
         markMaterialized: async () => void (await rows(COL.mark, [...k, Date.now()])),
         get: async (id) => (await rows(COL.get, [...k, id]))[0]?.data,
@@ -130,7 +127,7 @@ export class PostgresHot implements HotState {
         count: async () => Number((await rows(COL.count, k))[0].n),
         maxOrd: async () => Number((await rows(COL.maxOrd, k))[0].m),
       };
-      return Promise.resolve(drive(execute(ref, cmd, t)));
+      return Promise.resolve(drive(collections.execute(ref, cmd, t)));
     });
   }
 
