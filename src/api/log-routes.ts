@@ -1,7 +1,27 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { RequestLogEntry } from '../domain/model.js';
 import { validationError } from '../errors.js';
+import { compileFilter, type RequestFilter } from '../runtime/verify.js';
 import { type ApiDeps, caller, type Params } from './context.js';
+
+/** A verification filter (CONTRACT §13): every field optional, all given ones must match. */
+const RequestFilterSchema = Type.Object(
+  {
+    method: Type.Optional(Type.String({ maxLength: 16 })),
+    path: Type.Optional(Type.String({ maxLength: 4096, description: 'the path after the project prefix, exactly' })),
+    pathPattern: Type.Optional(Type.String({ maxLength: 1024, description: 'RE2, anchored' })),
+    endpointId: Type.Optional(Type.String({ maxLength: 100 })),
+    ruleId: Type.Optional(Type.String({ maxLength: 100 })),
+    session: Type.Optional(Type.String({ maxLength: 200 })),
+    since: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 time, inclusive' })),
+    headers: Type.Optional(
+      Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 8192 }), { maxProperties: 50 }),
+    ),
+    statusCode: Type.Optional(Type.Integer({ minimum: 0, maximum: 999 })),
+  },
+  { additionalProperties: false },
+);
 
 /** How often a live stream checks that its token still stands (CONTRACT §10: it ends within 1 s). */
 export const STREAM_AUTH_CHECK_MS = 400;
@@ -27,6 +47,51 @@ export function logRoutes(app: FastifyInstance, { store, requestLog }: ApiDeps):
         limit = Math.min(limit, 500);
       }
       return requestLog.list(caller(req).id, req.params.projectId, limit);
+    },
+  );
+
+  // verification: read through the log (a request answered before the call returns is counted)
+  type Verify = { Params: Params<'projectId'>; Body: RequestFilter | undefined };
+  const matching = async (
+    req: { params: Params<'projectId'>; body: RequestFilter | undefined } & Parameters<typeof caller>[0],
+  ) => {
+    const test = compileFilter(req.body ?? {});
+    return (await requestLog.all(caller(req).id, req.params.projectId)).filter(test);
+  };
+  app.post<Verify>(
+    '/api/projects/:projectId/requests/count',
+    {
+      schema: {
+        tags,
+        summary: 'How many logged mock requests match the filter (exact up to the kept entries)',
+        body: RequestFilterSchema,
+      },
+    },
+    async (req) => ({ count: (await matching(req)).length }),
+  );
+  app.post<Verify>(
+    '/api/projects/:projectId/requests/find',
+    {
+      schema: {
+        tags,
+        summary: 'The logged mock requests that match the filter, oldest first (at most 500)',
+        body: RequestFilterSchema,
+      },
+    },
+    async (req) => (await matching(req)).slice(0, 500).map(({ seq: _seq, ...e }) => e),
+  );
+  app.delete<{ Params: Params<'projectId'>; Querystring: { session?: string } }>(
+    '/api/projects/:projectId/requests',
+    {
+      schema: {
+        tags,
+        summary: 'Empty the request log (?session= for one mock session only)',
+        querystring: Type.Object({ session: Type.Optional(Type.String({ maxLength: 200 })) }),
+      },
+    },
+    async (req, reply) => {
+      await requestLog.clear(caller(req).id, req.params.projectId, req.query.session);
+      reply.code(204).send();
     },
   );
 

@@ -29,5 +29,7 @@ export interface LogStore {
       alsoSeqs?: number[],
     ): Promise<{ seq: number; projectId: string; entry: RequestLogEntry }[]>;
     maxSeq(): Promise<number>;
+    /** all of the project's entries, or those with these sequence numbers */
+    clear(ownerId: string, projectId: string, seqs?: number[]): Promise<void>;
   };
 }

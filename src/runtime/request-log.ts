@@ -124,6 +124,23 @@ export class RequestLog {
     return rows.map(({ seq: _seq, ...e }) => e);
   }
 
+  /** Every kept entry of a project, oldest first, read through (the queue is written first). */
+  async all(ownerId: string, projectId: string): Promise<(RequestLogEntry & { seq: number })[]> {
+    await this.flush();
+    return (await this.store.logs.list(ownerId, projectId, Number.MAX_SAFE_INTEGER)).reverse();
+  }
+
+  /** Empties a project's log, or only the entries of one mock session. */
+  async clear(ownerId: string, projectId: string, session?: string): Promise<void> {
+    await this.flush();
+    if (session === undefined) {
+      await this.store.logs.clear(ownerId, projectId);
+      return;
+    }
+    const seqs = (await this.all(ownerId, projectId)).filter((e) => (e.session ?? '') === session).map((e) => e.seq);
+    await this.store.logs.clear(ownerId, projectId, seqs);
+  }
+
   /**
    * Writes the unwritten entries. The periodic flush leaves a flooded project's entries queued
    * until FLOOD_WRITE_MS after its last write; `force` (reads, shutdown) writes everything.

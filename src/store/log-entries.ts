@@ -55,6 +55,17 @@ export class LogEntries {
     return rows.map((r) => ({ seq: Number(r.seq), projectId: r.project_id, entry: JSON.parse(r.entry) }));
   }
 
+  /** Deletes the project's entries: all, or those with these sequence numbers. */
+  async clear(ownerId: string, projectId: string, seqs?: number[]): Promise<void> {
+    await this.projects.require(ownerId, projectId);
+    const q = this.core.db.deleteFrom('request_log').where('project_id', '=', projectId);
+    if (seqs === undefined) {
+      await q.execute();
+      return;
+    }
+    for (let i = 0; i < seqs.length; i += 500) await q.where('seq', 'in', seqs.slice(i, i + 500)).execute();
+  }
+
   async maxSeq(): Promise<number> {
     const r = await this.core.db
       .selectFrom('request_log')

@@ -48,6 +48,7 @@ function fakeStore(rows: Row[]): LogStore {
           .slice(0, limit),
       trim: async () => {},
       list: async () => [],
+      clear: async () => {},
     },
   };
 }

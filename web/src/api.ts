@@ -159,6 +159,9 @@ export const api = {
   deleteEndpoint: (pid: string, eid: string) => request<void>('DELETE', ep(pid, eid)),
 
   /** Stored variables of the shared state (session '') or of one mock session. */
+  /** Empties the request log (of one mock session). */
+  clearRequests: (pid: string, session?: string) =>
+    request<void>('DELETE', `/api/projects/${enc(pid)}/requests${sq(session)}`),
   collections: (pid: string, signal?: AbortSignal) =>
     request<Collection[]>('GET', `/api/projects/${enc(pid)}/collections`, undefined, signal),
   createCollection: (pid: string, body: { name: string; idField?: string; seed: unknown[] }) =>

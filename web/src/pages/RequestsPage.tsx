@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../api';
 import { useAuth } from '../auth';
+import { useConfirm } from '../components/confirm';
 import { mockBase, ProjectHeader } from '../components/ProjectHeader';
 import { Detail, Outcome, queryText, SessionBadge } from '../components/RequestDetail';
 import { EmptyState, ErrorBanner, formatMs, formatTime, MethodBadge, Spinner, StatusBadge } from '../components/ui';
@@ -19,6 +20,7 @@ const passes = (f: SessionFilter, e: LogEntry) =>
   f.kind === 'all' ? true : f.kind === 'none' ? !e.session : e.session === f.session;
 
 export function RequestsPage({ projectId }: { projectId: string }) {
+  const confirm = useConfirm();
   const { user } = useAuth();
   const project = useLoad((s) => api.project(projectId, s), [projectId]);
   const endpoints = useLoad((s) => api.endpoints(projectId, s), [projectId]);
@@ -180,6 +182,30 @@ export function RequestsPage({ projectId }: { projectId: string }) {
             disabled={entries.length === 0}
           >
             Clear view
+          </button>
+          <button
+            type="button"
+            className="btn btn-small btn-danger-ghost"
+            title={
+              filter.kind === 'one'
+                ? `Delete the logged requests of session ${filter.session}`
+                : 'Delete every logged request of this project'
+            }
+            onClick={async () => {
+              const session = filter.kind === 'one' ? filter.session : undefined;
+              const ok = await confirm({
+                title: session ? `Delete the log of session ${session}?` : 'Delete the request log?',
+                message: <p>Verification counts (requests/count) start again from zero.</p>,
+                confirmLabel: 'Delete',
+                danger: true,
+              });
+              if (!ok) return;
+              await api.clearRequests(projectId, session);
+              setEntries((list) => (session ? list.filter((e) => e.session !== session) : []));
+              setSelected(null);
+            }}
+          >
+            Delete log
           </button>
         </div>
       </div>
