@@ -11,6 +11,7 @@ export const ERRORS = {
   unauthorized: { status: 401, message: 'A valid bearer token is required' },
   invalid_credentials: { status: 401, message: 'Wrong email or password' },
   plan_limit_exceeded: { status: 403, message: 'The plan does not allow more rules on this endpoint' },
+  forbidden: { status: 403, message: 'This API key does not allow this request' },
   not_found: { status: 404, message: 'No such record' },
   mock_not_found: { status: 404, message: 'No mock endpoint matches this request' },
   method_not_allowed: { status: 405, message: 'Method not allowed' },

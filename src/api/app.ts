@@ -13,6 +13,7 @@ import Fastify, { type FastifyInstance, type FastifyServerFactory, LogController
 import type { Logger } from 'pino';
 import { AppError, errorBody, validationError } from '../errors.js';
 import { isUnavailable } from '../store/errors.js';
+import { apiKeyRoutes, checkKey, KEY_PREFIX } from './api-keys.js';
 import { authRoutes } from './auth-routes.js';
 import { deliverPayloadTooLarge } from './body-limit.js';
 import { collectionRoutes } from './collection-routes.js';
@@ -96,6 +97,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
 
   app.decorateRequest('user', null);
   app.decorateRequest('tokenHash', null);
+  app.decorateRequest('apiKey', null);
 
   // JSON bodies only (no text/plain): our own parser, so broken JSON is `invalid_json` and an
   // empty body is no body; any other content type is a 415.
@@ -193,6 +195,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
     const tokenHash = hashToken(token);
     // The lookup is by hash: equal-time comparison of secrets is not needed for an index lookup
     // of a 256-bit random token's hash.
+    if (token.startsWith(KEY_PREFIX)) {
+      // an API key (CONTRACT §13): usable wherever a login token is, within its scope and projects
+      const found = await store.apiKeys.lookup(tokenHash);
+      if (!found) throw new AppError('unauthorized');
+      req.user = found.user;
+      req.apiKey = found.key;
+      checkKey(req, pathOnly);
+      return;
+    }
     const user = await store.loginTokens.user(tokenHash);
     if (!user) throw new AppError('unauthorized');
     req.user = user;
@@ -207,6 +218,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
   });
 
   authRoutes(app, opts);
+  apiKeyRoutes(app, opts);
   projectRoutes(app, opts);
   ruleRoutes(app, opts);
   logRoutes(app, opts);

@@ -23,9 +23,12 @@ export function projectViewer(config: Pick<Config, 'mockDomain' | 'mockScheme'>)
 export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps): void {
   const tags = ['projects'];
   const projectView = projectViewer(config);
-  app.get('/api/projects', { schema: { tags, summary: 'The caller’s projects, oldest first' } }, async (req) =>
-    (await store.projects.list(caller(req).id)).map(projectView),
-  );
+  app.get('/api/projects', { schema: { tags, summary: 'The caller’s projects, oldest first' } }, async (req) => {
+    const only = req.apiKey?.projectIds;
+    const all = await store.projects.list(caller(req).id);
+    // a key limited to projects sees only those
+    return (only ? all.filter((p) => only.includes(p.id)) : all).map(projectView);
+  });
 
   app.post<{ Body: Json }>(
     '/api/projects',

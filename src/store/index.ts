@@ -14,6 +14,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type pg from 'pg';
+import { ApiKeys } from './api-keys.js';
 import { Collections } from './collections.js';
 import { StoreCore } from './core.js';
 import { type DialectCaps, POSTGRES, SQLITE } from './dialect.js';
@@ -46,6 +47,7 @@ export class Store extends EventEmitter {
   readonly logs: LogEntries;
   readonly mockConfig: MockConfig;
   readonly collections: Collections;
+  readonly apiKeys: ApiKeys;
   private hotState: HotState | null = null;
 
   constructor(
@@ -68,6 +70,7 @@ export class Store extends EventEmitter {
     this.logs = new LogEntries(core, this.projects);
     this.mockConfig = new MockConfig(core);
     this.collections = new Collections(core, this.projects, () => this.hot);
+    this.apiKeys = new ApiKeys(core);
   }
 
   /** The mock hot path's state (made once the schema is up to date: its statements are prepared). */

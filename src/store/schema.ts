@@ -106,6 +106,19 @@ export interface ProjectStorageTable {
   value: string;
   touched_at: number | string;
 }
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  name: string;
+  key_hash: string;
+  /** read | write */
+  scope: string;
+  /** JSON array of project ids, or null: every project of the user */
+  project_ids: string | null;
+  expires_at: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
 export interface RequestLogTable {
   seq: Generated<number>;
   id: string;
@@ -127,6 +140,7 @@ export interface Database {
   storage: StorageTable;
   project_storage: ProjectStorageTable;
   collections: CollectionsTable;
+  api_keys: ApiKeysTable;
   collection_items: CollectionItemsTable;
   collection_sessions: CollectionSessionsTable;
   request_log: RequestLogTable;

@@ -6,6 +6,7 @@ import { EmptyState, Spinner } from './components/ui';
 import { AuthPage } from './pages/AuthPage';
 import { DataPage } from './pages/DataPage';
 import { EndpointPage } from './pages/EndpointPage';
+import { KeysPage } from './pages/KeysPage';
 import { ProjectPage } from './pages/ProjectPage';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { RequestsPage } from './pages/RequestsPage';
@@ -33,6 +34,9 @@ function Header() {
             <span className={`plan plan-${user.plan}`} title={`${RULE_LIMITS[user.plan]} rules per endpoint`}>
               {PLAN_NAMES[user.plan] ?? user.plan} plan · {RULE_LIMITS[user.plan] ?? '?'} rules/endpoint
             </span>
+            <Link href={paths.keys()} className="btn btn-small">
+              API keys
+            </Link>
             <button type="button" className="btn btn-small" onClick={() => void signOut()}>
               Sign out
             </button>
@@ -60,6 +64,8 @@ function Routes() {
       return <RequestsPage projectId={route.projectId} />;
     case 'data':
       return <DataPage projectId={route.projectId} />;
+    case 'keys':
+      return <KeysPage />;
     default:
       return (
         <EmptyState title="Page not found" action={<Link href={paths.projects()}>Back to your projects</Link>}>

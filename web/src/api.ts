@@ -14,6 +14,17 @@ import type {
   User,
 } from './types';
 
+/** An API key as listed (never the key itself). */
+export interface ApiKey {
+  id: string;
+  name: string;
+  scope: 'read' | 'write';
+  projectIds: string[] | null;
+  expiresAt: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
 const TOKEN_KEY = 'mockyard.token';
 
 export function getToken(): string | null {
@@ -159,6 +170,10 @@ export const api = {
   deleteEndpoint: (pid: string, eid: string) => request<void>('DELETE', ep(pid, eid)),
 
   /** Stored variables of the shared state (session '') or of one mock session. */
+  keys: (signal?: AbortSignal) => request<ApiKey[]>('GET', '/api/auth/keys', undefined, signal),
+  createKey: (body: { name: string; scope: 'read' | 'write'; projectIds?: string[] }) =>
+    request<ApiKey & { key: string }>('POST', '/api/auth/keys', body),
+  revokeKey: (id: string) => request<void>('DELETE', `/api/auth/keys/${enc(id)}`),
   /** Empties the request log (of one mock session). */
   clearRequests: (pid: string, session?: string) =>
     request<void>('DELETE', `/api/projects/${enc(pid)}/requests${sq(session)}`),

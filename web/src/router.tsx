@@ -31,11 +31,13 @@ export type Route =
   | { name: 'endpoint'; projectId: string; endpointId: string }
   | { name: 'requests'; projectId: string }
   | { name: 'data'; projectId: string }
+  | { name: 'keys' }
   | { name: 'notFound' };
 
 export function matchRoute(path: string): Route {
   const p = path.replace(/\/+$/, '') || '/';
   if (p === '/' || p === '/projects') return { name: 'projects' };
+  if (p === '/keys') return { name: 'keys' };
   const parts = p.split('/').slice(1).map(decodeURIComponent);
   if (parts[0] !== 'projects' || !parts[1]) return { name: 'notFound' };
   const projectId = parts[1];
@@ -54,6 +56,7 @@ export const paths = {
   endpoint: (pid: string, eid: string) => `/projects/${encodeURIComponent(pid)}/endpoints/${encodeURIComponent(eid)}`,
   requests: (pid: string) => `/projects/${encodeURIComponent(pid)}/requests`,
   data: (pid: string) => `/projects/${encodeURIComponent(pid)}/data`,
+  keys: () => '/keys',
 };
 
 export function Link({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {

@@ -109,6 +109,15 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
     '0002_project_slug': projectSlug,
     '0003_project_storage': projectStorage(d),
     '0004_collections': collections(d),
+    '0005_api_keys': {
+      up: (db) =>
+        run(db, [
+          `CREATE TABLE IF NOT EXISTS api_keys (id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            name TEXT NOT NULL, key_hash TEXT NOT NULL UNIQUE, scope TEXT NOT NULL, project_ids TEXT,
+            expires_at TEXT, created_at TEXT NOT NULL, last_used_at TEXT)`,
+          'CREATE INDEX IF NOT EXISTS api_keys_user ON api_keys(user_id)',
+        ]),
+    },
   };
 }
 

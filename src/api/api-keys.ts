@@ -1,0 +1,95 @@
+/**
+ * API keys (CONTRACT §13): the routes that make, list and revoke them, and what a request made with
+ * one may do — `read` keys only read (and verify), keys limited to projects see only those (others
+ * are 404, as a foreign project is), and no key may manage keys or the account.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError, validationError } from '../errors.js';
+import type { ApiKey } from '../store/api-keys.js';
+import { type ApiDeps, caller, type Params } from './context.js';
+import { hashToken, newToken } from './passwords.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the API key the request was made with (null: a login token or none) */
+    apiKey: ApiKey | null;
+  }
+}
+
+/** Keys are told apart from login tokens by their prefix. */
+export const KEY_PREFIX = 'myk_';
+
+const KeyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    scope: Type.Unsafe<'read' | 'write'>({ type: 'string', enum: ['read', 'write'] }),
+    projectIds: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 1000 })),
+    expiresAt: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 time in the future' })),
+  },
+  { additionalProperties: false },
+);
+
+const forbidden = (message: string) => new AppError('forbidden', message);
+/** Reads that are POSTs: verification. */
+const READ_POSTS = /^\/api\/projects\/[^/]+\/requests\/(count|find)$/;
+
+/** Throws unless the request's API key allows it (a request made with a login token is not checked). */
+export function checkKey(req: FastifyRequest, pathOnly: string): void {
+  const key = req.apiKey;
+  if (!key) return;
+  if (/^\/api\/auth\/(keys|password|logout|account)(\/|$)/.test(pathOnly))
+    throw forbidden('An API key cannot manage keys, the password or the account');
+  const reading = req.method === 'GET' || req.method === 'HEAD' || (req.method === 'POST' && READ_POSTS.test(pathOnly));
+  if (key.scope === 'read' && !reading) throw forbidden('This API key may only read');
+  if (key.projectIds) {
+    if (pathOnly === '/api/projects' && req.method !== 'GET')
+      throw forbidden('This API key is limited to its projects');
+    const m = /^\/api\/projects\/([^/]+)/.exec(pathOnly);
+    if (m && m[1] === 'import') throw forbidden('This API key is limited to its projects');
+    if (m && !key.projectIds.includes(decodeURIComponent(m[1]))) throw new AppError('not_found', 'No such project');
+  }
+}
+
+export function apiKeyRoutes(app: FastifyInstance, { store }: ApiDeps): void {
+  const tags = ['auth'];
+  app.post<{ Body: { name: string; scope: 'read' | 'write'; projectIds?: string[]; expiresAt?: string } }>(
+    '/api/auth/keys',
+    { schema: { tags, summary: 'Create an API key (the key is in this answer only)', body: KeyBody } },
+    async (req, reply) => {
+      const me = caller(req);
+      const { name, scope, projectIds, expiresAt } = req.body;
+      if (expiresAt !== undefined) {
+        const t = Date.parse(expiresAt);
+        if (Number.isNaN(t) || t <= Date.now())
+          throw validationError([{ path: '/expiresAt', message: 'expiresAt must be an ISO 8601 time in the future' }]);
+      }
+      if (projectIds) {
+        for (const [i, id] of projectIds.entries()) {
+          if (!(await store.projects.get(me.id, id)))
+            throw validationError([{ path: `/projectIds/${i}`, message: 'names no project of yours' }]);
+        }
+      }
+      const key = `${KEY_PREFIX}${newToken()}`;
+      const made = await store.apiKeys.create(me.id, hashToken(key), {
+        name,
+        scope,
+        projectIds: projectIds ? [...new Set(projectIds)] : null,
+        expiresAt: expiresAt ? new Date(expiresAt).toISOString() : null,
+      });
+      reply.code(201);
+      return { ...made, key };
+    },
+  );
+  app.get('/api/auth/keys', { schema: { tags, summary: 'Your API keys (never the keys themselves)' } }, async (req) =>
+    store.apiKeys.list(caller(req).id),
+  );
+  app.delete<{ Params: Params<'id'> }>(
+    '/api/auth/keys/:id',
+    { schema: { tags, summary: 'Revoke an API key: it stops working at once' } },
+    async (req, reply) => {
+      if (!(await store.apiKeys.delete(caller(req).id, req.params.id))) throw new AppError('not_found', 'No such key');
+      reply.code(204).send();
+    },
+  );
+}
