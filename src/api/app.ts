@@ -201,6 +201,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
       if (!found) throw new AppError('unauthorized');
       req.user = found.user;
       req.apiKey = found.key;
+      req.tokenHash = tokenHash;
       checkKey(req, pathOnly);
       return;
     }

@@ -122,11 +122,14 @@ export function logRoutes(app: FastifyInstance, { store, requestLog }: ApiDeps):
       const auth = setInterval(() => {
         if (checking || tokenHash === null) return;
         checking = true;
-        store.loginTokens
-          .user(tokenHash)
+        // a login token, or an API key (revoked or expired alike end the stream)
+        const stands = req.apiKey
+          ? store.apiKeys.lookup(tokenHash).then((k) => k !== null)
+          : store.loginTokens.user(tokenHash).then((u) => u !== null);
+        stands
           .then(
-            (user) => {
-              if (!user) res.end();
+            (ok) => {
+              if (!ok) res.end();
             },
             () => {
               /* the database did not answer: keep the stream, check again */

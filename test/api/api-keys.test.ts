@@ -82,6 +82,27 @@ describe.each(DIALECTS)('API keys (%s)', (dialect) => {
     );
   });
 
+  it('a request-log stream opened with a key ends within a second of its revocation', async () => {
+    const c = s.client;
+    const f = await c.fixture();
+    const made = (await c.api('POST', '/api/auth/keys', { name: 'stream', scope: 'read' }, f.token)).json;
+    const ctl = new AbortController();
+    const res = await fetch(`${s.running.url}/api/projects/${f.pid}/requests/stream`, {
+      headers: { authorization: `Bearer ${made.key}` },
+      signal: ctl.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body?.getReader();
+    await reader?.read(); // ': connected'
+    await c.api('DELETE', `/api/auth/keys/${made.id}`, undefined, f.token);
+    const revoked = Date.now();
+    let done = false;
+    while (!done && Date.now() - revoked < 3000) done = (await reader?.read())?.done ?? true;
+    expect(done).toBe(true);
+    expect(Date.now() - revoked).toBeLessThan(1500);
+    ctl.abort();
+  });
+
   it('refuses an expiry in the past and projects that are not the caller’s; an expired key is 401', async () => {
     const c = s.client;
     const u = await c.user();
