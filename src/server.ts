@@ -11,6 +11,7 @@ import pino, { type Logger } from 'pino';
 import { buildApp } from './api/app.js';
 import type { Config } from './config.js';
 import { configureParser } from './domain/openapi-import.js';
+import { SLUG } from './domain/validate.js';
 import { AppError, errorBody } from './errors.js';
 import { createEgress } from './runtime/egress.js';
 import { Engine, limitEgress } from './runtime/engine.js';
@@ -46,7 +47,7 @@ export function mockHostMatcher(domain: string): (host: string | undefined) => s
     if (h.endsWith('.')) h = h.slice(0, -1);
     if (!h.endsWith(suffix)) return null;
     const slug = h.slice(0, h.length - suffix.length);
-    return /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(slug) ? slug : '';
+    return SLUG.test(slug) ? slug : '';
   };
 }
 

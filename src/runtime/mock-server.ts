@@ -251,10 +251,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     const ctx = new MockContext(view, seed, Math.random, renderLimit);
     if (ep.rules.length === 0 && !ep.readsStorage && !ep.readsProjectStorage && ep.counts.length === 0 && !ep.data) {
       // no rules and nothing stored to read: the templated default, rendered at once
-      finish(
-        x,
-        rendered(x, () => writeRendered(res, ep, ctx)),
-      );
+      finish(x, writeDefaultOf(x, ep, ctx));
       return;
     }
     let ev: Evaluation | Promise<Evaluation>;
@@ -296,10 +293,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       );
     }
     if (out.kind === 'default') {
-      finish(
-        x,
-        rendered(x, () => writeRendered(res, ep, ctx)),
-      );
+      finish(x, writeDefaultOf(x, ep, ctx));
       return;
     }
     entry.ruleId = out.ruleId;
@@ -314,7 +308,12 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       finish(x, writeAnswer(res, out.status, headers, body));
       return;
     }
-    const status = rendered(x, () => writeStep(res, ep, out.step, ctx, ctx.seeded ? ctx.rng : jitter));
+    let status: number | Promise<number>;
+    try {
+      status = writeStep(res, ep, out.step, ctx, ctx.seeded ? ctx.rng : jitter);
+    } catch (err) {
+      status = tooLarge(x, err);
+    }
     if (typeof status === 'number') finish(x, status);
     else return status.then((st) => finish(x, st));
   }
@@ -333,14 +332,19 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     finish(x, writeAnswer(x.res, a.status, headers, a.status === 204 ? '' : a.body));
   }
 
-  /** Runs a write that renders templates; one that renders past its cap answers `500 render_too_large`. */
-  function rendered<T extends number | Promise<number>>(x: Exchange, write: () => T): T | number {
+  /** A template rendered past its cap: `500 render_too_large`, and the log entry says why. */
+  function tooLarge(x: Exchange, err: unknown): number {
+    if (!(err instanceof CapExceeded)) throw err;
+    x.entry.error = err.code;
+    return renderTooLarge(x.res, err);
+  }
+
+  /** The default answer, rendered (no closure per request: this is the hot path). */
+  function writeDefaultOf(x: Exchange, ep: CompiledEndpoint, ctx: MockContext): number {
     try {
-      return write();
+      return writeRendered(x.res, ep, ctx);
     } catch (err) {
-      if (!(err instanceof CapExceeded)) throw err;
-      x.entry.error = err.code;
-      return renderTooLarge(x.res, err);
+      return tooLarge(x, err);
     }
   }
 

@@ -330,10 +330,19 @@ function safeGet(get: Getter, ctx: EvalContext): string {
   }
 }
 
+/** Every value path the template reads (`request.body.a`, `endpoint.x`, …), nested arguments included. */
+function pathsOf(src: string): (readonly string[])[] {
+  const out: (readonly string[])[] = [];
+  const visit = (node: Node): void => {
+    if (node.kind === 'path') out.push(node.segs);
+    else if (node.kind === 'call') node.args.forEach(visit);
+  };
+  for (const part of parseTemplate(src)) if (typeof part !== 'string') visit(part);
+  return out;
+}
+
 function someNode(src: string, pred: (segs: readonly string[]) => boolean): boolean {
-  const visit = (node: Node): boolean =>
-    node.kind === 'path' ? pred(node.segs) : node.kind === 'call' ? node.args.some(visit) : false;
-  return parseTemplate(src).some((part) => typeof part !== 'string' && visit(part));
+  return pathsOf(src).some(pred);
 }
 
 /** True when the template reads `endpoint.*` (the engine then loads the endpoint's storage). */
@@ -349,12 +358,9 @@ export function usesFaker(src: string): boolean {
 
 /** The collections whose count the template reads (`{{collection.NAME.count}}`). */
 export function countedCollections(src: string): string[] {
-  const out: string[] = [];
-  someNode(src, (segs) => {
-    if (segs[0] === 'collection' && segs.length === 3 && segs[2] === 'count') out.push(segs[1]);
-    return false;
-  });
-  return out;
+  return pathsOf(src)
+    .filter((segs) => segs[0] === 'collection' && segs.length === 3 && segs[2] === 'count')
+    .map((segs) => segs[1]);
 }
 
 /** True when the template reads `project.*` (the engine then loads the project's storage). */

@@ -117,7 +117,10 @@ export class PostgresHot implements HotState {
     return this.queued(`collection:${k.join(':')}`, (client) => {
       const rows = async (sql: string, args: unknown[]) => (await client.query(sql, args)).rows;
       const t: collections.ItemTable = {
-        materialized: async () => (await rows(COL.materialized, k)).length > 0,
+        materialized: async () => {
+          const [row] = await rows(COL.materialized, k);
+          return row === undefined ? null : Number(row.t);
+        },
         markMaterialized: async () => void (await rows(COL.mark, [...k, Date.now()])),
         get: async (id) => (await rows(COL.get, [...k, id]))[0]?.data,
         insert: async (id, ord, data) => void (await rows(COL.insert, [...k, id, ord, data, Date.now()])),

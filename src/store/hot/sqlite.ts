@@ -98,7 +98,10 @@ export class SqliteHot implements HotState {
     const k = [ref.projectId, ref.name, ref.session] as const;
     const c = this.col;
     return {
-      materialized: () => c.materialized.get(...k) !== undefined,
+      materialized: () => {
+        const row = c.materialized.get(...k) as { t: number } | undefined;
+        return row === undefined ? null : Number(row.t);
+      },
       markMaterialized: () => void c.mark.run(...k, Date.now()),
       get: (id) => (c.get.get(...k, id) as { data: string } | undefined)?.data,
       insert: (id, ord, data) => void c.insert.run(...k, id, ord, data, Date.now()),

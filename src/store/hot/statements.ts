@@ -54,7 +54,7 @@ export function logArgs(rows: readonly { projectId: string; entry: { id: string;
 /** One collection and session's rows (hot/collections.ts); every statement starts with the three keys. */
 const KEYS = 'project_id = ? AND collection = ? AND session = ?';
 export const COLLECTION = {
-  materialized: `SELECT 1 AS x FROM collection_sessions WHERE ${KEYS}`,
+  materialized: `SELECT touched_at AS t FROM collection_sessions WHERE ${KEYS}`,
   mark: `INSERT INTO collection_sessions (project_id, collection, session, touched_at) VALUES (?, ?, ?, ?)
     ON CONFLICT (project_id, collection, session) DO UPDATE SET touched_at = excluded.touched_at`,
   get: `SELECT data FROM collection_items WHERE ${KEYS} AND item_id = ?`,
