@@ -156,7 +156,8 @@ describe('planImport', () => {
     const byKey = Object.fromEntries(plan.endpoints.map((e) => [`${e.method} ${e.path}`, e]));
     expect(byKey['GET /a']).toMatchObject({ statusCode: 200, contentType: 'application/json' });
     expect(JSON.parse(byKey['GET /a'].responseBody)).toEqual({ n: 1 });
-    expect(byKey['DELETE /a']).toMatchObject({ statusCode: 204, responseBody: '', contentType: 'application/json' });
+    // no content: no body and no content type (CONTRACT §12)
+    expect(byKey['DELETE /a']).toMatchObject({ statusCode: 204, responseBody: '', contentType: '' });
     expect(byKey['GET /b/:id']).toMatchObject({ statusCode: 200, responseBody: 'hello', contentType: 'text/plain' });
     expect(byKey['POST /b/:id']).toMatchObject({ contentType: 'application/problem+json' });
     expect(JSON.parse(byKey['POST /b/:id'].responseBody)).toEqual({ x: 0 });
@@ -203,7 +204,8 @@ describe('loadOpenApiDocument', () => {
     const before = JSON.stringify(input);
     const out = await loadOpenApiDocument(input);
     expect(JSON.stringify(input)).toBe(before);
-    expect(planImport(out).endpoints[0].responseBody).toBe(JSON.stringify({ id: 0 }, null, 2));
+    expect(out.swagger).toBe(false);
+    expect(planImport(out.doc).endpoints[0].responseBody).toBe(JSON.stringify({ id: 0 }, null, 2));
   });
 
   it('validates off the main thread: timers keep firing meanwhile', async () => {
@@ -217,12 +219,43 @@ describe('loadOpenApiDocument', () => {
     expect(fired).toBeGreaterThan(0);
   });
 
-  it('rejects what is not an OpenAPI 3.0/3.1 document', async () => {
-    expect((await rejection(loadOpenApiDocument([]))).code).toBe('validation_failed');
-    const swagger = await rejection(
-      loadOpenApiDocument({ swagger: '2.0', info: { title: 't', version: '1' }, paths: {} }),
+  it('converts Swagger 2.0 to OpenAPI 3.0 in the worker, examples, $refs and produces included', async () => {
+    const input = {
+      swagger: '2.0',
+      info: { title: 't', version: '1' },
+      basePath: '/v1',
+      produces: ['application/json'],
+      paths: {
+        '/pets/{id}': {
+          parameters: [{ name: 'id', in: 'path', required: true, type: 'string' }],
+          get: { responses: { 200: { description: 'ok', schema: { $ref: '#/definitions/Pet' } } } },
+          delete: { responses: { 204: { description: 'gone' } } },
+        },
+      },
+      definitions: {
+        Pet: { type: 'object', properties: { id: { type: 'integer' }, tag: { type: 'string', enum: ['dog'] } } },
+      },
+    };
+    const out = await loadOpenApiDocument(input);
+    expect(out.swagger).toBe(true);
+    expect(out.doc.openapi).toMatch(/^3\.0/);
+    const plan = planImport(out.doc);
+    expect(plan.endpoints.map((e) => [e.method, e.path, e.statusCode, e.contentType])).toEqual([
+      ['GET', '/pets/:id', 200, 'application/json'],
+      ['DELETE', '/pets/:id', 204, ''],
+    ]);
+    expect(JSON.parse(plan.endpoints[0].responseBody)).toEqual({ id: 0, tag: 'dog' });
+    const swagger3 = await rejection(
+      loadOpenApiDocument({ swagger: '3.0', info: { title: 't', version: '1' }, paths: {} }),
     );
-    expect(swagger.details?.[0]).toMatchObject({ path: '/openapi', message: expect.stringContaining('Swagger 2.0') });
+    expect(swagger3.details?.[0]).toMatchObject({
+      path: '/swagger',
+      message: expect.stringContaining('swagger "2.0"'),
+    });
+  });
+
+  it('rejects what is not an OpenAPI 3.0/3.1 or Swagger 2.0 document', async () => {
+    expect((await rejection(loadOpenApiDocument([]))).code).toBe('validation_failed');
     const bad = await rejection(loadOpenApiDocument({ openapi: '3.0.0', info: { title: 't' }, paths: {} }));
     expect(bad.status).toBe(400);
     expect(bad.details?.[0].message).toMatch(/version/);
@@ -232,35 +265,38 @@ describe('loadOpenApiDocument', () => {
     expect(missing.details?.[0].message).toMatch(/nope/);
   });
 
-  it('never resolves external references (no file read, no connection)', async () => {
+  it('never resolves external references: the first one is named in the error (no file read, no connection)', async () => {
     let connections = 0;
     const server = http.createServer((_req, res) => res.end('{"type":"string"}'));
     server.on('connection', () => connections++);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
     try {
-      const out = await loadOpenApiDocument(
-        doc({
-          '/x': {
-            get: ok({
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  properties: {
-                    remote: { $ref: `http://127.0.0.1:${port}/schema.json` },
-                    file: { $ref: 'file:///etc/passwd' },
-                    relative: { $ref: 'other.yaml#/Thing' },
+      const err = await rejection(
+        loadOpenApiDocument(
+          doc({
+            '/x': {
+              get: ok({
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    properties: {
+                      remote: { $ref: `http://127.0.0.1:${port}/schema.json` },
+                      file: { $ref: 'file:///etc/passwd' },
+                      relative: { $ref: 'other.yaml#/Thing' },
+                    },
                   },
                 },
-              },
-            }),
-          },
-        }),
+              }),
+            },
+          }),
+        ),
       );
-      expect(JSON.parse(planImport(out).endpoints[0].responseBody)).toEqual({
-        remote: null,
-        file: null,
-        relative: null,
+      expect(err.code).toBe('validation_failed');
+      expect(err.message).toContain(`http://127.0.0.1:${port}/schema.json`);
+      expect(err.details?.[0]).toMatchObject({
+        path: '/paths/~1x/get/responses/200/content/application~1json/schema/properties/remote/$ref',
+        message: expect.stringContaining('bundle'),
       });
       expect(connections).toBe(0);
     } finally {

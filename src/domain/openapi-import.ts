@@ -1,14 +1,15 @@
 /**
- * OpenAPI 3.0 / 3.1 → endpoint drafts (docs/interop.md). Three steps:
- * 1. `loadOpenApiDocument` checks the version, validates the document with @readme/openapi-parser and
- *    dereferences its internal `$ref`s, in a worker thread (parser-pool.ts). External references (files, URLs) are never resolved: an
- *    import must not read the server's disk or reach the network. They stay `$ref` objects and
- *    generate nothing.
+ * OpenAPI 3.0 / 3.1 and Swagger 2.0 → endpoint drafts (docs/interop.md). Three steps:
+ * 1. `loadOpenApiDocument` checks the version, validates the document with @readme/openapi-parser,
+ *    converts Swagger 2.0 to OpenAPI 3.0 (@scalar/openapi-upgrader) and dereferences its internal
+ *    `$ref`s, in a worker thread (parser-pool.ts). External references (files, URLs) are never
+ *    resolved — an import must not read the server's disk or reach the network: the first one is
+ *    named in a 400.
  * 2. `planImport` (pure) turns every path + method into an endpoint draft: `{param}` → `:param`, the
  *    status and body of the first 2xx response (its `example`, else the first of its `examples`, else a
  *    value generated from its schema) and its content type (application/json preferred). Operations that
  *    cannot become an endpoint are listed with a reason instead.
- * 3. The route (src/api/interop-routes.ts) checks collisions and limits and writes the drafts.
+ * 3. src/interop/apply.ts checks collisions and limits and writes the drafts.
  */
 import { createRequire } from 'node:module';
 import { type ErrorDetail, validationError } from '../errors.js';
@@ -90,22 +91,28 @@ export function configureParser(opts: ParserPoolOptions): void {
 }
 
 /**
- * Checks that `input` is an OpenAPI 3.0 or 3.1 document and answers it dereferenced (a copy: the
- * input is not changed). Throws a 400 validation_failed whose details list the problems.
+ * Checks that `input` is an OpenAPI 3.0 / 3.1 or Swagger 2.0 document and answers it dereferenced,
+ * Swagger converted to OpenAPI 3.0 (a copy: the input is not changed). Throws a 400
+ * validation_failed whose details list the problems, or name the first external `$ref`.
  */
-export async function loadOpenApiDocument(input: unknown, owner = ''): Promise<Json> {
+export async function loadOpenApiDocument(input: unknown, owner = ''): Promise<{ doc: Json; swagger: boolean }> {
   if (!isObject(input)) throw validationError([{ path: '/', message: 'the body must be an OpenAPI document object' }]);
-  const version = input.openapi;
-  if (typeof version !== 'string' || !/^3\.[01]\.\d+/.test(version)) {
-    const message =
-      input.swagger !== undefined
-        ? 'Swagger 2.0 documents are not supported: convert to OpenAPI 3.0 or 3.1 first'
-        : 'openapi must be a 3.0.x or 3.1.x version string';
-    throw validationError([{ path: '/openapi', message }]);
+  const version = input.openapi ?? input.swagger;
+  const known =
+    typeof version === 'string' &&
+    (/^3\.[01]\.\d+/.test(version) || (input.openapi === undefined && version === '2.0'));
+  if (!known) {
+    const at = input.openapi === undefined && input.swagger !== undefined ? '/swagger' : '/openapi';
+    throw validationError([{ path: at, message: 'openapi must be a 3.0.x or 3.1.x version string, or swagger "2.0"' }]);
   }
   pool ??= new ParserPool();
   const answer = await pool.run(owner, input);
-  if (answer.ok) return answer.doc;
+  if (answer.ok) return { doc: answer.doc, swagger: answer.swagger };
+  if (answer.external) {
+    const { ref, at } = answer.external;
+    const message = `the external reference ${JSON.stringify(ref)} cannot be resolved: an import reads no files or URLs; bundle the description into one document first (e.g. npx @redocly/cli bundle)`;
+    throw validationError([{ path: at, message }], `Unresolved external reference ${JSON.stringify(ref)}`);
+  }
   const details = answer.errors.slice(0, 20).map(detailOf);
   if (answer.more > 0) details.push({ path: '/', message: `and ${answer.more} more errors` });
   throw validationError(details, 'The OpenAPI document is not valid');
@@ -215,8 +222,9 @@ function answerOf(operation: Json): Omit<EndpointDraft, 'method' | 'path' | 'rou
   const { status, response } = picked;
   const content = isObject(response.content) ? response.content : {};
   const key = pickMediaType(content);
-  const contentType = key ? concreteContentType(key) : 'application/json';
-  if (!MEDIA_TYPE.test(contentType) || contentType.length > LIMITS.contentTypeLength) {
+  // a response with no content declares no content type (CONTRACT §12): the answer has neither
+  const contentType = key ? concreteContentType(key) : '';
+  if (key && (!MEDIA_TYPE.test(contentType) || contentType.length > LIMITS.contentTypeLength)) {
     return `the media type ${JSON.stringify(key)} cannot be a Content-Type`;
   }
   let body = '';
@@ -229,7 +237,8 @@ function answerOf(operation: Json): Omit<EndpointDraft, 'method' | 'path' | 'rou
     }
   }
   if (body.length > LIMITS.bodyLength) return `the example is longer than ${LIMITS.bodyLength} characters`;
-  return { statusCode: status, responseBody: body, contentType };
+  // an empty answer is not JSON (nor anything else): it goes out without a content type
+  return { statusCode: status, responseBody: body, contentType: body === '' ? '' : contentType };
 }
 
 /**

@@ -12,6 +12,7 @@
  * A worker is stopped after a minute without work.
  */
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../errors.js';
 
@@ -21,14 +22,39 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { validate, dereference } = require(workerData.lib);
 const options = { resolve: { external: false, file: false }, timeoutMs: workerData.timeoutMs };
+let upgrade = null;
+const esc = (k) => String(k).replace(/~/g, '~0').replace(/\\//g, '~1');
+// the first $ref that points outside the document (a file or a URL), depth first, with its JSON pointer
+function externalRef(doc) {
+  const stack = [[doc, '']];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (!Array.isArray(v) && typeof v.$ref === 'string' && !v.$ref.startsWith('#')) return { ref: v.$ref, at: at + '/$ref' };
+    const keys = Object.keys(v);
+    for (let i = keys.length - 1; i >= 0; i--) stack.push([v[keys[i]], at + '/' + esc(keys[i])]);
+  }
+  return null;
+}
 parentPort.on('message', async ({ id, doc }) => {
   try {
+    const external = externalRef(doc);
+    if (external) {
+      parentPort.postMessage({ id, ok: false, external, errors: [], more: 0 });
+      return;
+    }
     const result = await validate(structuredClone(doc), options);
     if (!result.valid) {
       parentPort.postMessage({ id, ok: false, errors: result.errors.map((e) => String(e.message)), more: result.additionalErrors });
       return;
     }
-    parentPort.postMessage({ id, ok: true, doc: await dereference(doc, options) });
+    let swagger = false;
+    if (typeof doc.swagger === 'string') {
+      upgrade ??= (await import(workerData.upgrader)).upgrade;
+      doc = upgrade(doc, '3.0');
+      swagger = true;
+    }
+    parentPort.postMessage({ id, ok: true, swagger, doc: await dereference(doc, options) });
   } catch (e) {
     parentPort.postMessage({ id, ok: false, errors: [String((e && e.message) || e)], more: 0 });
   }
@@ -36,8 +62,8 @@ parentPort.on('message', async ({ id, doc }) => {
 `;
 
 export type ParserAnswer =
-  | { id: number; ok: true; doc: Json }
-  | { id: number; ok: false; errors: string[]; more: number };
+  | { id: number; ok: true; doc: Json; swagger: boolean }
+  | { id: number; ok: false; errors: string[]; more: number; external?: { ref: string; at: string } };
 
 export interface ParserPoolOptions {
   /** workers at once */
@@ -119,10 +145,13 @@ export class ParserPool {
   }
 
   private start(): Worker {
-    const lib = createRequire(import.meta.url).resolve('@readme/openapi-parser');
+    const require = createRequire(import.meta.url);
+    const lib = require.resolve('@readme/openapi-parser');
+    // Swagger 2.0 → OpenAPI 3.0: a maintained converter (ESM), loaded by the worker on the first one
+    const upgrader = pathToFileURL(require.resolve('@scalar/openapi-upgrader')).href;
     const w = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { lib, timeoutMs: this.timeoutMs },
+      workerData: { lib, upgrader, timeoutMs: this.timeoutMs },
       resourceLimits: {
         maxOldGenerationSizeMb: this.heapMb,
         maxYoungGenerationSizeMb: Math.max(8, Math.floor(this.heapMb / 10)),

@@ -48,7 +48,8 @@ export function answerHeaders(
       if (v !== MOCK_CSP) csp.push(v);
     } else h[k] = v;
   }
-  h['content-type'] = contentType;
+  // no content type at all for an answer that declares none (an imported "no content" response)
+  if (contentType !== '') h['content-type'] = contentType;
   h[CORS] = '*';
   h[CSP] = csp.length === 1 ? MOCK_CSP : csp;
   h['content-length'] = length;
@@ -105,12 +106,11 @@ export function writeAnswer(res: ServerResponse, status: number, headers: OutHea
  * where a Buffer body costs a second chunk, a corked socket and a writev.
  */
 export function writeDefault(res: ServerResponse, ep: CompiledEndpoint, body: string, length: number): number {
-  return writeAnswer(
-    res,
-    ep.statusCode,
-    { 'content-type': ep.contentType, 'content-length': length, [CORS]: '*', [CSP]: MOCK_CSP },
-    body,
-  );
+  const headers: OutHeaders =
+    ep.contentType === ''
+      ? { 'content-length': length, [CORS]: '*', [CSP]: MOCK_CSP }
+      : { 'content-type': ep.contentType, 'content-length': length, [CORS]: '*', [CSP]: MOCK_CSP };
+  return writeAnswer(res, ep.statusCode, headers, body);
 }
 
 /** A template rendered past its cap: `500 render_too_large` (CONTRACT §10). */

@@ -123,8 +123,10 @@ for (const dialect of DIALECTS) {
         ['POST', '/pets', 201],
         ['GET', '/pets/:petId', 200],
       ]);
+      expect(r.json.format).toBe('openapi');
       for (const e of r.json.created) {
-        expect(e).toMatchObject({ projectId: p.id, contentType: 'application/json' });
+        // POST /pets answers 201 with no content: no body, no content type (CONTRACT §12)
+        expect(e).toMatchObject({ projectId: p.id, contentType: e.method === 'POST' ? '' : 'application/json' });
         expect(e.id).toEqual(expect.any(String));
       }
       const list = await s.client.api('GET', `/api/projects/${p.id}/endpoints`, undefined, u.token);
@@ -140,6 +142,7 @@ for (const dialect of DIALECTS) {
       const created = await s.client.mock(p.id, 'POST', '/pets', { body: '{"name":"rex"}' });
       expect(created.status).toBe(201);
       expect(created.text).toBe('');
+      expect(created.headers.get('content-type')).toBeNull();
       expect((await s.client.mock(p.id, 'DELETE', '/pets/42')).status).toBe(404);
     });
 
@@ -285,11 +288,11 @@ for (const dialect of DIALECTS) {
       const swagger = await s.client.api(
         'POST',
         `/api/projects/${p.id}/import/openapi`,
-        { swagger: '2.0', info: { title: 'x', version: '1' }, paths: {} },
+        { swagger: '1.2', info: { title: 'x', version: '1' }, paths: {} },
         u.token,
       );
       expect(swagger.status).toBe(400);
-      expect(swagger.json.error.details[0].path).toBe('/openapi');
+      expect(swagger.json.error.details[0].path).toBe('/swagger');
 
       const yaml = await importDoc(u.token, p.id, 'openapi: 3.0.0\ninfo: [unclosed\n', 'application/yaml');
       expect(yaml.status).toBe(400);
