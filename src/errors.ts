@@ -8,6 +8,11 @@ export const ERRORS = {
   invalid_json: { status: 400, message: 'The request body is not valid JSON' },
   invalid_body: { status: 400, message: 'The body must be a JSON object' },
   validation_failed: { status: 400, message: 'The request is not valid' },
+  unknown_format: {
+    status: 400,
+    message:
+      'The document is none of the formats an import takes (OpenAPI, Swagger, WireMock, Mockoon, Postman, HAR, Mockyard)',
+  },
   unauthorized: { status: 401, message: 'A valid bearer token is required' },
   invalid_credentials: { status: 401, message: 'Wrong email or password' },
   plan_limit_exceeded: { status: 403, message: 'The plan does not allow more rules on this endpoint' },

@@ -19,6 +19,7 @@ import { deliverPayloadTooLarge } from './body-limit.js';
 import { collectionRoutes } from './collection-routes.js';
 import type { ApiDeps } from './context.js';
 import { sendError } from './errors.js';
+import { importRoutes } from './import-routes.js';
 import { interopRoutes } from './interop-routes.js';
 import { logRoutes } from './log-routes.js';
 import { hashToken } from './passwords.js';
@@ -224,6 +225,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
   ruleRoutes(app, opts);
   logRoutes(app, opts);
   interopRoutes(app, opts);
+  importRoutes(app, opts);
   collectionRoutes(app, opts);
 
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());

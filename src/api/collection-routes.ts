@@ -4,8 +4,8 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { checkSeed } from '../domain/collections.js';
-import { COLLECTION_NAME, type CollectionOperation, type Endpoint, type HttpMethod } from '../domain/model.js';
+import { checkSeed, RESOURCE } from '../domain/collections.js';
+import { COLLECTION_NAME, type Endpoint } from '../domain/model.js';
 import { CollectionRecord } from '../domain/records.js';
 import { validateEndpoint } from '../domain/validate.js';
 import { AppError } from '../errors.js';
@@ -57,15 +57,6 @@ const ResourceBody = Type.Object(
   { additionalProperties: false },
 );
 const sessionQuery = Type.Object({ session: Type.Optional(Type.String({ maxLength: 200 })) });
-
-const RESOURCE: [HttpMethod, string, CollectionOperation][] = [
-  ['GET', '', 'list'],
-  ['POST', '', 'create'],
-  ['GET', '/:id', 'get'],
-  ['PUT', '/:id', 'replace'],
-  ['PATCH', '/:id', 'update'],
-  ['DELETE', '/:id', 'delete'],
-];
 
 export function collectionRoutes(app: FastifyInstance, { store, config }: ApiDeps): void {
   const tags = ['collections'];

@@ -1,6 +1,7 @@
 /** Seeds of collections (CONTRACT §11): ids given or generated, no two items with one id. */
 import { randomUUID } from 'node:crypto';
 import { type ErrorDetail, validationError } from '../errors.js';
+import type { CollectionOperation, HttpMethod } from './constants.js';
 
 type Item = Record<string, unknown>;
 
@@ -26,3 +27,13 @@ export function checkSeed(seed: Item[], idField: string, at = '/seed'): Item[] {
   if (details.length > 0) throw validationError(details);
   return out;
 }
+
+/** The six REST endpoints of a resource bound to a collection (`POST …/resources`, CONTRACT §11). */
+export const RESOURCE: readonly (readonly [HttpMethod, string, CollectionOperation])[] = [
+  ['GET', '', 'list'],
+  ['POST', '', 'create'],
+  ['GET', '/:id', 'get'],
+  ['PUT', '/:id', 'replace'],
+  ['PATCH', '/:id', 'update'],
+  ['DELETE', '/:id', 'delete'],
+];

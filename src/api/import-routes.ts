@@ -1,0 +1,110 @@
+/**
+ * Imports into a project (CONTRACT §12, docs/interop.md): `POST …/import/openapi` (OpenAPI 3.0/3.1
+ * and Swagger 2.0), `…/import/{wiremock|mockoon|postman|har}`, and `…/import`, which detects the
+ * format. Bodies are JSON or YAML, up to the import limit (MOCKYARD_MAX_IMPORT_BYTES); that parser
+ * lives in this encapsulated scope, so every other management write still answers 415 to anything
+ * but JSON. Every route answers the same report.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { RULE_LIMITS } from '../domain/model.js';
+import { parseYaml } from '../domain/openapi-import.js';
+import { EndpointRecord } from '../domain/records.js';
+import { ErrorSchema } from '../domain/schemas.js';
+import { applyImport, type OnConflict } from '../interop/apply.js';
+import { convertDocument } from '../interop/convert.js';
+import { FOREIGN_FORMATS, IMPORT_FORMATS, type ImportFormat } from '../interop/types.js';
+import { type ApiDeps, caller, type Params } from './context.js';
+
+/** YAML media types accepted by the imports (JSON is parsed by the app's JSON parser). */
+export const YAML_TYPES = [
+  'application/yaml',
+  'application/x-yaml',
+  'text/yaml',
+  'text/x-yaml',
+  'application/vnd.oai.openapi',
+];
+
+const Skipped = Type.Object({ method: Type.String(), path: Type.String(), reason: Type.String() });
+export const ImportReportSchema = Type.Object({
+  format: Type.Unsafe<ImportFormat>({ type: 'string', enum: [...IMPORT_FORMATS] }),
+  created: Type.Array(EndpointRecord),
+  replaced: Type.Array(EndpointRecord),
+  skipped: Type.Array(Skipped),
+  warnings: Type.Array(
+    Type.Object({
+      pointer: Type.String({ description: 'JSON pointer into the uploaded document' }),
+      message: Type.String(),
+    }),
+    { description: 'each construct that was not translated, or only approximately' },
+  ),
+});
+const OnConflictQuery = Type.Object({
+  onConflict: Type.Optional(
+    Type.Unsafe<OnConflict>({
+      type: 'string',
+      enum: ['skip', 'replace', 'fail'],
+      description:
+        'what to do with records whose route (or collection name) the project has already (default fail: 409, nothing created)',
+    }),
+  ),
+});
+const AnyDocument = (description: string) => Type.Unknown({ description });
+
+const DESCRIBED: Record<string, string> = {
+  openapi: 'Create one endpoint per operation of an OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML)',
+  wiremock: 'Import WireMock stub mappings: one stub, or {mappings: [...]}',
+  mockoon: 'Import a Mockoon environment file',
+  postman: 'Import a Postman collection v2.0/v2.1 (saved example responses become answers)',
+  har: 'Import a HAR 1.2 capture (each entry’s response becomes an answer)',
+};
+
+export function importRoutes(app: FastifyInstance, { store, config }: ApiDeps): void {
+  const tags = ['interop'];
+  app.register(async (scope) => {
+    // The routes' bodyLimit (the import limit, 32 MiB by default) applies to this parser as well.
+    scope.addContentTypeParser(YAML_TYPES, { parseAs: 'string' }, (_req, body, done) => {
+      const text = String(body);
+      if (text.trim() === '') return done(null, undefined);
+      try {
+        done(null, parseYaml(text));
+      } catch (e) {
+        done(e as Error, undefined);
+      }
+    });
+
+    const route = (url: string, format: ImportFormat | null, summary: string) =>
+      scope.post<{ Params: Params<'projectId'>; Querystring: { onConflict?: OnConflict }; Body: unknown }>(
+        url,
+        {
+          bodyLimit: config.maxImportBytes,
+          schema: {
+            tags,
+            summary,
+            consumes: ['application/json', ...YAML_TYPES],
+            querystring: OnConflictQuery,
+            body: AnyDocument(summary),
+            response: { 200: ImportReportSchema, 409: ErrorSchema },
+          },
+        },
+        async (req) => {
+          const me = caller(req);
+          const project = await store.projects.require(me.id, req.params.projectId);
+          const converted = await convertDocument(req.body, format, me.id);
+          return applyImport(store, me.id, project, converted, {
+            onConflict: req.query.onConflict ?? 'fail',
+            maxEndpoints: config.maxEndpointsPerProject,
+            rulesPerEndpoint: RULE_LIMITS[me.plan],
+          });
+        },
+      );
+
+    route('/api/projects/:projectId/import/openapi', 'openapi', DESCRIBED.openapi);
+    for (const f of FOREIGN_FORMATS) route(`/api/projects/:projectId/import/${f}`, f, DESCRIBED[f]);
+    route(
+      '/api/projects/:projectId/import',
+      null,
+      'Import a document of any supported format, detected from its content (400 unknown_format otherwise)',
+    );
+  });
+}

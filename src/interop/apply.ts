@@ -1,0 +1,230 @@
+/**
+ * Writes a converted document into a project (CONTRACT §12): every endpoint and rule is checked as
+ * the API would check it (a draft that fails is skipped or dropped with a warning, never half
+ * written), routes already in the project follow `onConflict` (`fail`: 409 and nothing written,
+ * `skip`, or `replace`: the endpoint's fields and rules are the document's), collections likewise,
+ * and rules past the plan's limit are warnings. Writes go one endpoint at a time, yielding to the
+ * event loop between batches so that mock traffic on the same process keeps flowing.
+ */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { checkSeed } from '../domain/collections.js';
+import type { Endpoint, Project } from '../domain/model.js';
+import {
+  type EndpointInput,
+  type RuleInput,
+  validateEndpoint,
+  validateProject,
+  validateRule,
+} from '../domain/validate.js';
+import { AppError, type ErrorDetail } from '../errors.js';
+import { routeKey } from '../runtime/router.js';
+import type { Store } from '../store/index.js';
+import type { Converted, ImportFormat, ImportWarning, Skipped } from './types.js';
+
+export type OnConflict = 'fail' | 'skip' | 'replace';
+
+export interface ImportReport {
+  format: ImportFormat;
+  created: Endpoint[];
+  replaced: Endpoint[];
+  skipped: Skipped[];
+  warnings: ImportWarning[];
+}
+
+export interface ApplyOptions {
+  onConflict: OnConflict;
+  maxEndpoints: number;
+  rulesPerEndpoint: number;
+}
+
+interface Checked {
+  input: EndpointInput;
+  rules: RuleInput[];
+  storage: [string, string][];
+  pointer: string;
+}
+
+const why = (e: unknown) =>
+  e instanceof AppError
+    ? (e.details ?? [{ path: '', message: e.message }]).map((d) => `${d.path} ${d.message}`.trim()).join('; ')
+    : String(e);
+
+/** Every draft checked as the API checks a create; what fails is reported, not written. */
+function check(conv: Converted, rulesPerEndpoint: number, report: ImportReport): Checked[] {
+  const out: Checked[] = [];
+  for (const d of conv.endpoints) {
+    let input: EndpointInput;
+    try {
+      input = validateEndpoint({
+        method: d.method,
+        path: d.path,
+        statusCode: d.statusCode,
+        responseBody: d.responseBody,
+        contentType: d.contentType,
+        ...(d.data ? { data: d.data } : {}),
+      });
+    } catch (e) {
+      report.skipped.push({ method: d.method, path: d.path, reason: why(e) });
+      report.warnings.push({ pointer: d.pointer, message: `not imported: ${why(e)}` });
+      continue;
+    }
+    const rules: RuleInput[] = [];
+    for (const r of d.rules) {
+      if (rules.length >= rulesPerEndpoint) {
+        report.warnings.push({
+          pointer: r.pointer,
+          message: `not imported: the plan allows ${rulesPerEndpoint} rules per endpoint (${d.method} ${d.path} has ${d.rules.length})`,
+        });
+        continue;
+      }
+      try {
+        const { pointer: _p, ...fields } = r;
+        rules.push(validateRule(fields as unknown as Record<string, unknown>));
+      } catch (e) {
+        report.warnings.push({ pointer: r.pointer, message: `rule not imported: ${why(e)}` });
+      }
+    }
+    out.push({ input, rules, storage: d.storage ?? [], pointer: d.pointer });
+  }
+  return out;
+}
+
+export async function applyImport(
+  store: Store,
+  ownerId: string,
+  project: Project,
+  conv: Converted,
+  opts: ApplyOptions,
+): Promise<ImportReport> {
+  const report: ImportReport = {
+    format: conv.format,
+    created: [],
+    replaced: [],
+    skipped: [...conv.skipped],
+    warnings: [...conv.warnings],
+  };
+  const projectId = project.id;
+  const drafts = check(conv, opts.rulesPerEndpoint, report);
+  const existing = new Map<string, Endpoint>();
+  for (const e of await store.endpoints.list(ownerId, projectId)) existing.set(`${e.method} ${routeKey(e.path)}`, e);
+  const collections = new Set((await store.collections.list(ownerId, projectId)).map((c) => c.name));
+  const seen = new Set<string>();
+  const fresh: Checked[] = [];
+  const collisions: { draft: Checked; current: Endpoint }[] = [];
+  for (const d of drafts) {
+    const key = `${d.input.method} ${d.input.routeKey}`;
+    if (seen.has(key)) {
+      report.skipped.push({
+        method: d.input.method,
+        path: d.input.path,
+        reason: 'a second endpoint of the document on this route',
+      });
+      report.warnings.push({
+        pointer: d.pointer,
+        message: 'not imported: the same route as an earlier endpoint of the document',
+      });
+      continue;
+    }
+    seen.add(key);
+    const current = existing.get(key);
+    if (current) collisions.push({ draft: d, current });
+    else fresh.push(d);
+  }
+  const clashing = conv.collections.filter((c) => collections.has(c.name));
+  if ((collisions.length > 0 || clashing.length > 0) && opts.onConflict === 'fail') {
+    const details: ErrorDetail[] = [
+      ...collisions.map(({ draft, current }) => ({
+        path: draft.pointer,
+        message: `${draft.input.method} ${draft.input.path} collides with endpoint ${current.id} (${current.method} ${current.path})`,
+      })),
+      ...clashing.map((c) => ({ path: c.pointer, message: `the project has a collection ${c.name}` })),
+    ];
+    throw new AppError(
+      'conflict',
+      `${details.length} record(s) of the document collide with the project's; nothing was created (use ?onConflict=skip or ?onConflict=replace)`,
+      details,
+    );
+  }
+  const count = existing.size + fresh.length;
+  if (count > opts.maxEndpoints)
+    throw new AppError(
+      'limit_exceeded',
+      `At most ${opts.maxEndpoints} endpoints per project; the import would make ${count}`,
+    );
+
+  for (const c of conv.collections) {
+    const seed = (() => {
+      try {
+        return checkSeed(c.seed, c.idField);
+      } catch (e) {
+        report.warnings.push({ pointer: c.pointer, message: `seed not imported: ${why(e)}` });
+        return [];
+      }
+    })();
+    if (!collections.has(c.name))
+      await store.collections.create(ownerId, projectId, c.name, { idField: c.idField, seed });
+    else if (opts.onConflict === 'replace')
+      await store.collections.update(ownerId, projectId, c.name, { idField: c.idField, seed });
+    else report.warnings.push({ pointer: c.pointer, message: `the project's collection ${c.name} is kept` });
+  }
+  if (conv.projectStorage.length > 0)
+    await store.hot.updateStorage({ kind: 'project', id: projectId }, '', () => conv.projectStorage);
+  if (conv.fallbackUrl) {
+    if (project.fallbackUrl === null) {
+      try {
+        const { fallbackUrl } = validateProject({ fallbackUrl: conv.fallbackUrl }, true);
+        await store.projects.update(ownerId, projectId, { fallbackUrl });
+      } catch (e) {
+        report.warnings.push({ pointer: '', message: `the fallback URL ${conv.fallbackUrl} is not set: ${why(e)}` });
+      }
+    } else if (project.fallbackUrl !== conv.fallbackUrl)
+      report.warnings.push({
+        pointer: '',
+        message: `the project keeps its fallback URL (the document's is ${conv.fallbackUrl})`,
+      });
+  }
+
+  const writeRules = async (endpoint: Endpoint, d: Checked) => {
+    for (const r of d.rules) await store.rules.create(ownerId, projectId, endpoint.id, r, opts.rulesPerEndpoint);
+    if (d.storage.length > 0) await store.hot.updateStorage({ kind: 'endpoint', id: endpoint.id }, '', () => d.storage);
+  };
+  const keepsRules = conv.format === 'openapi' || conv.format === 'swagger';
+  let written = 0;
+  const breathe = async () => {
+    if (++written % 25 === 0) await yieldToLoop();
+  };
+  for (const d of fresh) {
+    try {
+      const endpoint = await store.endpoints.create(ownerId, projectId, d.input, opts.maxEndpoints);
+      await writeRules(endpoint, d);
+      report.created.push(endpoint);
+    } catch (e) {
+      if (!(e instanceof AppError && (e.code === 'conflict' || e.code === 'limit_exceeded'))) throw e;
+      report.skipped.push({
+        method: d.input.method,
+        path: d.input.path,
+        reason: e.code === 'conflict' ? 'an endpoint on this route was created during the import' : e.message,
+      });
+    }
+    await breathe();
+  }
+  for (const { draft, current } of collisions) {
+    if (opts.onConflict === 'skip') {
+      report.skipped.push({
+        method: draft.input.method,
+        path: draft.input.path,
+        reason: `endpoint ${current.id} (${current.method} ${current.path}) already answers this route`,
+      });
+      continue;
+    }
+    const endpoint = await store.endpoints.update(ownerId, projectId, current.id, draft.input);
+    // a document with rules brings the endpoint's rules; an OpenAPI operation (no rules) keeps the project's
+    if (!keepsRules)
+      for (const r of await store.rules.list(ownerId, projectId, current.id))
+        await store.rules.delete(ownerId, projectId, current.id, r.id);
+    await writeRules(endpoint, draft);
+    report.replaced.push(endpoint);
+    await breathe();
+  }
+  return report;
+}

@@ -1,0 +1,138 @@
+/**
+ * Format detection and conversion of an uploaded document (CONTRACT §12): OpenAPI, Swagger, a
+ * Mockyard export, HAR, Postman, Mockoon or WireMock → `Converted`. The OpenAPI family is validated
+ * and dereferenced in a worker (domain/parser-pool.ts); the other formats are plain data walks.
+ */
+import { Value } from '@sinclair/typebox/value';
+import { ExportDocumentSchema } from '../domain/export.js';
+import { loadOpenApiDocument, planImport } from '../domain/openapi-import.js';
+import { AppError, validationError } from '../errors.js';
+import { loadFaker } from '../runtime/faker.js';
+import { convertHar, isHar } from './har.js';
+import { convertMockoon, isMockoon } from './mockoon.js';
+import { convertPostman, isPostman } from './postman.js';
+import { type Converted, emptyConverted, type ImportFormat, isObject, type Json, pointerOf } from './types.js';
+import { convertWireMock, isWireMock } from './wiremock.js';
+
+/** The format of a parsed document, or null. */
+export function detectFormat(doc: unknown): ImportFormat | null {
+  if (Array.isArray(doc)) return doc.length > 0 && isWireMock({ mappings: doc }) ? 'wiremock' : null;
+  if (!isObject(doc)) return null;
+  if (doc.mockyard !== undefined && Array.isArray(doc.endpoints)) return 'mockyard';
+  if (typeof doc.openapi === 'string') return 'openapi';
+  if (doc.swagger !== undefined) return 'swagger';
+  if (isHar(doc)) return 'har';
+  if (isPostman(doc)) return 'postman';
+  if (isMockoon(doc)) return 'mockoon';
+  if (isWireMock(doc)) return 'wiremock';
+  return null;
+}
+
+const notA = (format: string) =>
+  validationError([{ path: '/', message: `the document is not a ${format} document` }], `Not a ${format} document`);
+
+async function fromOpenApi(doc: unknown, owner: string): Promise<Converted> {
+  const loaded = await loadOpenApiDocument(doc, owner);
+  await loadFaker(); // realistic example values (CONTRACT §11); loaded once, on the first import
+  const plan = planImport(loaded.doc);
+  const out = emptyConverted(loaded.swagger ? 'swagger' : 'openapi');
+  const info = loaded.doc.info;
+  if (isObject(info) && typeof info.title === 'string' && info.title.trim() !== '') out.name = info.title;
+  for (const d of plan.endpoints)
+    out.endpoints.push({
+      method: d.method,
+      path: d.path,
+      statusCode: d.statusCode,
+      responseBody: d.responseBody,
+      contentType: d.contentType,
+      rules: [],
+      pointer: pointerOf('paths', d.sourcePath, d.method.toLowerCase()),
+    });
+  for (const s of plan.skipped) {
+    out.skipped.push(s);
+    out.warnings.push({ pointer: pointerOf('paths', s.path, s.method.toLowerCase()), message: s.reason });
+  }
+  return out;
+}
+
+function fromExport(doc: unknown): Converted {
+  if (!Value.Check(ExportDocumentSchema, doc)) {
+    const details = [...Value.Errors(ExportDocumentSchema, doc)]
+      .slice(0, 20)
+      .map((e) => ({ path: e.path || '/', message: e.message }));
+    throw validationError(details, 'The Mockyard export document is not valid');
+  }
+  const out = emptyConverted('mockyard');
+  out.name = doc.project.name;
+  out.fallbackUrl = doc.project.fallbackUrl ?? null;
+  doc.endpoints.forEach((e, i) => {
+    const { rules = [], ...fields } = e;
+    const key = `${String(fields.method).toUpperCase()} ${fields.path}`;
+    out.endpoints.push({
+      method: String(fields.method).toUpperCase() as Converted['endpoints'][number]['method'],
+      path: fields.path,
+      statusCode: fields.statusCode ?? 200,
+      responseBody: fields.responseBody ?? '',
+      contentType: fields.contentType ?? 'application/json',
+      ...(fields.data ? { data: fields.data } : {}),
+      rules: rules.map((r, j) => ({
+        name: r.name,
+        priority: r.priority ?? 0,
+        active: r.active ?? true,
+        conditions: (r.conditions ?? []) as Converted['endpoints'][number]['rules'][number]['conditions'],
+        response: (r.response ?? null) as Converted['endpoints'][number]['rules'][number]['response'],
+        actions: (r.actions ?? []) as Converted['endpoints'][number]['rules'][number]['actions'],
+        pointer: `/endpoints/${i}/rules/${j}`,
+      })),
+      storage: Object.entries(doc.storage?.[key] ?? {}),
+      pointer: `/endpoints/${i}`,
+    });
+  });
+  (doc.collections ?? []).forEach((c, i) => {
+    out.collections.push({
+      name: c.name,
+      idField: c.idField ?? 'id',
+      seed: (c.seed ?? []) as Record<string, unknown>[],
+      pointer: `/collections/${i}`,
+    });
+  });
+  out.projectStorage = Object.entries(doc.projectStorage ?? {});
+  return out;
+}
+
+/**
+ * `doc` as `format` (detected when absent: `400 unknown_format` when nothing fits); `owner` is the
+ * fairness key of the parser pool.
+ */
+export async function convertDocument(doc: unknown, format: ImportFormat | null, owner: string): Promise<Converted> {
+  const f = format ?? detectFormat(doc);
+  if (f === null) {
+    throw new AppError('unknown_format', undefined, [
+      {
+        path: '/',
+        message:
+          'recognised: OpenAPI ("openapi"), Swagger ("swagger": "2.0"), a Mockyard export ("mockyard"), HAR ("log.entries"), Postman ("info.schema"), Mockoon ("routes" and "lastMigration"), WireMock ("mappings", or "request" and "response")',
+      },
+    ]);
+  }
+  switch (f) {
+    case 'openapi':
+    case 'swagger':
+      return fromOpenApi(doc, owner);
+    case 'mockyard':
+      return fromExport(doc);
+    case 'wiremock':
+      if (Array.isArray(doc) && isWireMock({ mappings: doc })) return convertWireMock({ mappings: doc });
+      if (!isWireMock(doc)) throw notA('WireMock');
+      return convertWireMock(doc as Json);
+    case 'mockoon':
+      if (!isMockoon(doc)) throw notA('Mockoon environment');
+      return convertMockoon(doc as Json);
+    case 'postman':
+      if (!isPostman(doc)) throw notA('Postman collection');
+      return convertPostman(doc as Json);
+    case 'har':
+      if (!isHar(doc)) throw notA('HAR');
+      return convertHar(doc as Json);
+  }
+}

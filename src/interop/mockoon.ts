@@ -1,0 +1,333 @@
+/**
+ * A Mockoon environment → endpoints, rules and collections (docs/interop.md). Responses with rules
+ * become rules in their order (AND in one rule, OR as one rule per Mockoon rule, `invert` as the
+ * negated operator); the default response becomes the endpoint's answer; SEQUENTIAL is one looping
+ * sequence, RANDOM a chain of `random` conditions with even odds; latency is a delay; callbacks are
+ * `http_request` actions; CRUD routes bind the resource's six endpoints to a collection seeded from
+ * their data bucket; proxy mode sets the project's fallback URL.
+ */
+
+import { RESOURCE } from '../domain/collections.js';
+import { COLLECTION_NAME } from '../domain/constants.js';
+import type { Action, Condition, Step } from '../domain/model.js';
+import { cond, mockoonCondition, quoteRegex } from './matchers.js';
+import { patternOf, RouteBook } from './route-book.js';
+import { jsonPathToDots, translateTemplate } from './templates.js';
+import {
+  type Converted,
+  emptyConverted,
+  type ImportWarning,
+  isObject,
+  type Json,
+  sniffContentType,
+  stepOf,
+  takeContentType,
+} from './types.js';
+
+const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+
+export function isMockoon(doc: unknown): boolean {
+  return (
+    isObject(doc) && Array.isArray(doc.routes) && (doc.lastMigration !== undefined || doc.endpointPrefix !== undefined)
+  );
+}
+
+const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
+const keyValues = (v: unknown): Record<string, string> =>
+  Object.fromEntries(
+    list(v)
+      .filter((h) => typeof h.key === 'string' && h.key !== '')
+      .map((h) => [h.key as string, String(h.value ?? '')]),
+  );
+
+interface Env {
+  doc: Json;
+  warnings: ImportWarning[];
+  buckets: Map<string, Json>;
+  callbacks: Map<string, Json>;
+  headers: Record<string, string>;
+  latency: number;
+}
+
+function conditionOf(r: Json, at: string, pattern: string, env: Env): Condition | null {
+  const modifier = typeof r.modifier === 'string' ? r.modifier : '';
+  const warnings = env.warnings;
+  switch (r.target) {
+    case 'body': {
+      if (modifier === '') return mockoonCondition('body', undefined, r, at, warnings);
+      const key = modifier.startsWith('$') ? jsonPathToDots(modifier) : modifier;
+      if (key === null) {
+        warnings.push({
+          pointer: at,
+          message: `the JSON path ${modifier} has no condition; the rule is imported inactive`,
+        });
+        return null;
+      }
+      return mockoonCondition('body_json', key, r, at, warnings);
+    }
+    case 'query':
+      return mockoonCondition('query', modifier, r, at, warnings);
+    case 'header':
+      return mockoonCondition('header', modifier.toLowerCase(), r, at, warnings);
+    case 'method':
+      return mockoonCondition('method', undefined, { ...r, value: String(r.value ?? '').toUpperCase() }, at, warnings);
+    case 'path':
+      return mockoonCondition('path', undefined, r, at, warnings);
+    case 'cookie': {
+      if ((r.operator ?? 'equals') !== 'equals') break;
+      warnings.push({ pointer: at, message: 'a cookie rule became a search for NAME=VALUE in the Cookie header' });
+      return cond(
+        'header',
+        r.invert === true ? 'not_contains' : 'contains',
+        'cookie',
+        `${modifier}=${String(r.value ?? '')}`,
+      );
+    }
+    case 'params': {
+      if ((r.operator ?? 'equals') !== 'equals' || r.invert === true) break;
+      const segs = pattern.split('/').slice(1);
+      if (!segs.includes(`:${modifier}`)) break;
+      const re = segs
+        .map((s) =>
+          s === `:${modifier}`
+            ? quoteRegex(String(r.value ?? ''))
+            : s.startsWith(':')
+              ? '[^/]+'
+              : s === '*'
+                ? '.*'
+                : quoteRegex(decodeURIComponent(s)),
+        )
+        .join('/');
+      return cond('path', 'matches_regex', undefined, `^/${re}$`);
+    }
+  }
+  warnings.push({
+    pointer: at,
+    message: `a rule on ${String(r.target)} has no Mockyard condition; the rule is imported inactive`,
+  });
+  return null;
+}
+
+function stepOfResponse(res: Json, at: string, env: Env, templated: boolean): Step {
+  let body = typeof res.body === 'string' ? res.body : '';
+  if (res.bodyType === 'DATABUCKET') {
+    const bucket = env.buckets.get(String(res.databucketID ?? ''));
+    body = typeof bucket?.value === 'string' ? bucket.value : '';
+  } else if (res.bodyType === 'FILE') {
+    env.warnings.push({
+      pointer: `${at}/filePath`,
+      message: 'a file body is not imported; the answer is its inline body',
+    });
+  }
+  const headers = { ...env.headers, ...keyValues(res.headers) };
+  const type = takeContentType(headers) ?? sniffContentType(body);
+  if (templated) body = translateTemplate(body, { dialect: 'mockoon', pointer: `${at}/body`, warnings: env.warnings });
+  else if (body.includes('{{'))
+    env.warnings.push({
+      pointer: `${at}/disableTemplating`,
+      message: 'templating cannot be turned off: {{…}} in the body is rendered',
+    });
+  const latency = Math.max(0, Math.min(60_000, env.latency + (Number(res.latency) || 0)));
+  const status = Number(res.statusCode);
+  return stepOf({
+    statusCode: Number.isInteger(status) && status >= 100 && status <= 599 ? status : 200,
+    body,
+    headers: { 'content-type': type, ...headers },
+    delayMs: latency,
+  });
+}
+
+function actionsOf(res: Json, at: string, env: Env): Action[] {
+  return list(res.callbacks).flatMap((c, i): Action[] => {
+    const cb = env.callbacks.get(String(c.uuid ?? ''));
+    if (!cb || typeof cb.uri !== 'string') {
+      env.warnings.push({ pointer: `${at}/callbacks/${i}`, message: 'names no callback of the environment' });
+      return [];
+    }
+    if (Number(c.latency) > 0)
+      env.warnings.push({
+        pointer: `${at}/callbacks/${i}/latency`,
+        message: 'callback latency is not translated: the call is made before the answer',
+      });
+    const t = (s: string) =>
+      translateTemplate(s, { dialect: 'mockoon', pointer: `${at}/callbacks/${i}`, warnings: env.warnings });
+    return [
+      {
+        type: 'http_request',
+        url: t(cb.uri),
+        method: typeof cb.method === 'string' ? cb.method.toUpperCase() : 'POST',
+        headers: keyValues(cb.headers),
+        body: typeof cb.body === 'string' ? t(cb.body) : '',
+        applyResponse: false,
+        timeoutMs: 5000,
+        onError: 'continue',
+      },
+    ];
+  });
+}
+
+const collectionName = (name: string, id: string) => {
+  const n = name.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 64);
+  return COLLECTION_NAME.test(n) ? n : `bucket_${id.replace(/[^A-Za-z0-9_-]/g, '')}`.slice(0, 64);
+};
+
+function crudRoute(route: Json, at: string, base: string, env: Env, book: RouteBook, out: Converted): void {
+  const res = list(route.responses)[0] ?? {};
+  const bucket = env.buckets.get(String(res.databucketID ?? ''));
+  if (!bucket) {
+    env.warnings.push({
+      pointer: `${at}/responses/0/databucketID`,
+      message: 'a CRUD route without a data bucket is not imported',
+    });
+    return;
+  }
+  const name = collectionName(String(bucket.name ?? bucket.id ?? 'data'), String(bucket.id ?? ''));
+  if (!out.collections.some((c) => c.name === name)) {
+    let seed: Record<string, unknown>[] = [];
+    try {
+      const value = JSON.parse(String(bucket.value ?? '[]'));
+      if (Array.isArray(value) && value.every(isObject)) seed = value as Record<string, unknown>[];
+      else
+        env.warnings.push({
+          pointer: `${at}/responses/0/databucketID`,
+          message: `data bucket ${name} is not an array of objects; the collection starts empty`,
+        });
+    } catch {
+      env.warnings.push({
+        pointer: `${at}/responses/0/databucketID`,
+        message: `data bucket ${name} is not JSON (templated buckets are not rendered); the collection starts empty`,
+      });
+    }
+    const idField = typeof res.crudKey === 'string' && res.crudKey !== '' ? res.crudKey : 'id';
+    out.collections.push({ name, idField, seed, pointer: at });
+  }
+  for (const [method, suffix, operation] of RESOURCE) {
+    const ep = book.endpoint(method, base === '/' ? suffix || '/' : `${base}${suffix}`, at);
+    if (ep) ep.data = { collection: name, operation };
+  }
+}
+
+function httpRoute(route: Json, at: string, pattern: string, env: Env, book: RouteBook): void {
+  const responses = list(route.responses);
+  const method = String(route.method ?? 'get').toUpperCase();
+  const methods = method === 'ALL' ? ALL_METHODS : [method];
+  const mode = route.responseMode ?? null;
+  const steps = responses.map((r, i) => stepOfResponse(r, `${at}/responses/${i}`, env, r.disableTemplating !== true));
+  const defaultIndex = Math.max(
+    0,
+    responses.findIndex((r) => r.default === true),
+  );
+  for (const m of methods) {
+    const ep = book.endpoint(m, pattern, at);
+    if (!ep || responses.length === 0) continue;
+    if (mode === 'SEQUENTIAL') {
+      book.addRule(ep, {
+        name: 'sequential',
+        conditions: [],
+        response: { mode: 'loop', steps },
+        actions: [],
+        pointer: at,
+      });
+      continue;
+    }
+    if (mode === 'RANDOM') {
+      responses.forEach((r, i) => {
+        const odds =
+          i === responses.length - 1
+            ? []
+            : [
+                cond(
+                  'random',
+                  'less_than',
+                  undefined,
+                  String(Math.round((100 / (responses.length - i)) * 1000) / 1000),
+                ),
+              ];
+        book.addRule(ep, {
+          name: String(r.label || `random ${i + 1}`),
+          conditions: odds,
+          response: { mode: 'loop', steps: [steps[i]] },
+          actions: actionsOf(r, `${at}/responses/${i}`, env),
+          pointer: `${at}/responses/${i}`,
+        });
+      });
+      continue;
+    }
+    if (mode !== null && mode !== 'DISABLE_RULES')
+      env.warnings.push({
+        pointer: `${at}/responseMode`,
+        message: `response mode ${String(mode)} is treated as the default mode`,
+      });
+    if (mode !== 'DISABLE_RULES') {
+      responses.forEach((r, i) => {
+        const rules = list(r.rules);
+        if (i === defaultIndex || rules.length === 0) return;
+        const rp = `${at}/responses/${i}`;
+        const conds = rules.map((x, j) => conditionOf(x, `${rp}/rules/${j}`, pattern, env));
+        const active = conds.every((c) => c !== null);
+        const kept = conds.filter((c): c is Condition => c !== null);
+        const groups = r.rulesOperator === 'AND' || kept.length <= 1 ? [kept] : kept.map((c) => [c]);
+        for (const g of groups)
+          book.addRule(ep, {
+            name: String(r.label || `response ${i + 1}`),
+            active,
+            conditions: g,
+            response: { mode: 'loop', steps: [steps[i]] },
+            actions: actionsOf(r, rp, env),
+            pointer: rp,
+          });
+      });
+    }
+    const d = responses[defaultIndex];
+    book.addRule(ep, {
+      name: String(d.label || 'default'),
+      conditions: [],
+      response: { mode: 'loop', steps: [steps[defaultIndex]] },
+      actions: actionsOf(d, `${at}/responses/${defaultIndex}`, env),
+      pointer: `${at}/responses/${defaultIndex}`,
+    });
+  }
+}
+
+/** A Mockoon environment → drafts (call `isMockoon` first). */
+export function convertMockoon(doc: Json): Converted {
+  const out = emptyConverted('mockoon');
+  if (typeof doc.name === 'string' && doc.name.trim() !== '') out.name = doc.name;
+  const env: Env = {
+    doc,
+    warnings: out.warnings,
+    buckets: new Map(list(doc.data).map((b) => [String(b.id ?? ''), b])),
+    callbacks: new Map(list(doc.callbacks).map((c) => [String(c.uuid ?? ''), c])),
+    headers: keyValues(doc.headers),
+    latency: Math.max(0, Number(doc.latency) || 0),
+  };
+  if (doc.proxyMode === true && typeof doc.proxyHost === 'string' && doc.proxyHost !== '')
+    out.fallbackUrl = doc.proxyHost;
+  const prefix = typeof doc.endpointPrefix === 'string' ? doc.endpointPrefix : '';
+  const book = new RouteBook(out);
+  list(doc.routes).forEach((route, i) => {
+    const at = `/routes/${i}`;
+    const endpoint = typeof route.endpoint === 'string' ? route.endpoint : '';
+    if (/[()?+]/.test(endpoint))
+      env.warnings.push({
+        pointer: `${at}/endpoint`,
+        message: 'regular-expression parts of the route are taken literally',
+      });
+    const pattern = patternOf(`/${prefix}/${endpoint}`);
+    const type = route.type ?? 'http';
+    if (type === 'crud') crudRoute(route, at, pattern, env, book, out);
+    else if (type === 'http') httpRoute(route, at, pattern, env, book);
+    else {
+      out.skipped.push({
+        method: String(route.method ?? ''),
+        path: pattern,
+        reason: `${String(type)} routes are not supported`,
+      });
+      env.warnings.push({ pointer: at, message: `${String(type)} routes are not supported` });
+    }
+    if (route.streamingMode)
+      env.warnings.push({ pointer: `${at}/streamingMode`, message: 'streaming is not translated' });
+  });
+  book.finish();
+  return out;
+}

@@ -1,0 +1,191 @@
+/**
+ * WireMock's and Mockoon's Handlebars helpers → Mockyard templates (CONTRACT §5, §11). The common
+ * ones map one to one (`{{request.query.q}}`, `{{jsonPath request.body '$.a'}}`, `{{urlParam 'id'}}`,
+ * `{{faker 'person.firstName'}}`, `{{now}}`, …); anything else is left as written, with a warning,
+ * and renders as the empty string.
+ */
+import type { ImportWarning } from './types.js';
+
+export type Dialect = 'wiremock' | 'mockoon';
+
+interface Token {
+  key?: string;
+  value: string;
+  quoted: boolean;
+}
+
+/** `jsonPath request.body '$.a[0].b' default='x'` → tokens. */
+function tokenize(expr: string): Token[] {
+  const out: Token[] = [];
+  const re = /\s*(?:([A-Za-z_][\w-]*)=)?(?:'([^']*)'|"([^"]*)"|([^\s'"]+))/g;
+  for (let m = re.exec(expr); m !== null && m[0] !== ''; m = re.exec(expr)) {
+    const quoted = m[2] !== undefined || m[3] !== undefined;
+    out.push({ key: m[1], value: m[2] ?? m[3] ?? m[4] ?? '', quoted });
+  }
+  return out;
+}
+
+/** `$.a.b[0]['c d']` → `a.b.0.c d` (null when the JSON path uses filters or wildcards). */
+export function jsonPathToDots(path: string): string | null {
+  let p = path.trim();
+  if (p.startsWith('$')) p = p.slice(1);
+  if (/[*?()]|\.\./.test(p)) return null;
+  const parts: string[] = [];
+  const re = /\.([^.[\]]+)|\[(\d+)\]|\['([^']*)'\]|\["([^"]*)"\]/g;
+  let at = 0;
+  for (let m = re.exec(p); m !== null; m = re.exec(p)) {
+    if (m.index !== at) return null;
+    parts.push(m[1] ?? m[2] ?? m[3] ?? m[4] ?? '');
+    at = re.lastIndex;
+  }
+  if (at !== p.length) return null;
+  return parts.join('.');
+}
+
+const RANDOM_TYPES: Record<string, string> = {
+  ALPHANUMERIC: 'string.alphanumeric',
+  ALPHABETIC: 'string.alpha',
+  NUMERIC: 'string.numeric',
+  HEXADECIMAL: 'string.hexadecimal',
+  ALPHANUMERIC_AND_SYMBOLS: 'string.sample',
+};
+
+export interface TemplateContext {
+  dialect: Dialect;
+  pointer: string;
+  warnings: ImportWarning[];
+  /** the route's parameter names by path segment index (WireMock's `request.path.[1]`) */
+  params?: (string | null)[];
+}
+
+const arg = (tokens: Token[], key: string) => tokens.find((t) => t.key === key)?.value;
+const plain = (tokens: Token[]) => tokens.filter((t) => t.key === undefined);
+
+function wiremockExpr(tokens: Token[], ctx: TemplateContext): string | null {
+  const [head, ...rest] = tokens;
+  const name = head.value;
+  const m = /^request\.(\w+)(?:\.(?:\[([^\]]*)\]|([^.[\]]+)))?(?:\.\[(\d+)\])?$/.exec(name);
+  if (m && tokens.length === 1) {
+    const [, part, bracket, dotted] = m;
+    const sub = bracket ?? dotted;
+    switch (part) {
+      case 'method':
+      case 'body':
+        return sub === undefined ? `request.${part}` : null;
+      case 'url':
+      case 'path':
+      case 'pathSegments':
+        if (sub === undefined) return 'request.path';
+        if (/^\d+$/.test(sub)) {
+          const p = ctx.params?.[Number(sub)];
+          return p ? `request.params.${p}` : null;
+        }
+        return `request.params.${sub}`;
+      case 'query':
+        return sub !== undefined ? `request.query.${sub}` : null;
+      case 'headers':
+      case 'header':
+        return sub !== undefined ? `request.headers.${sub.toLowerCase()}` : null;
+      default:
+        return null;
+    }
+  }
+  if (name === 'jsonPath' && rest[0]?.value === 'request.body' && rest[1]?.quoted) {
+    const dots = jsonPathToDots(rest[1].value);
+    if (dots === null) return null;
+    return dots === '' ? 'request.body' : `request.body.${dots}`;
+  }
+  if (name === 'randomValue') {
+    const type = (arg(rest, 'type') ?? 'ALPHANUMERIC').toUpperCase();
+    if (type === 'UUID') return '$uuid';
+    const fn = RANDOM_TYPES[type];
+    const length = Number(arg(rest, 'length') ?? 36);
+    if (!fn || !Number.isInteger(length) || length < 1 || length > 10_000) return null;
+    return type === 'HEXADECIMAL'
+      ? `faker "${fn}" ${JSON.stringify({ length, prefix: '' })}`
+      : `faker "${fn}" ${length}`;
+  }
+  if (name === 'randomInt') {
+    const min = Number(arg(rest, 'lower') ?? 0);
+    const max = Number(arg(rest, 'upper') ?? 2147483647);
+    if (!Number.isFinite(min) || !Number.isFinite(max)) return null;
+    return `faker "number.int" ${JSON.stringify({ min, max: max - 1 })}`;
+  }
+  if (name === 'now') {
+    const format = arg(rest, 'format');
+    if (arg(rest, 'offset') !== undefined) return null;
+    if (format === 'epoch') return '$timestamp';
+    return format === undefined ? '$isoDate' : null;
+  }
+  return null;
+}
+
+function mockoonExpr(tokens: Token[]): string | null {
+  const [head, ...rest] = tokens;
+  const args = plain(rest);
+  const first = args[0]?.value;
+  switch (head.value) {
+    case 'urlParam':
+      return first ? `request.params.${first}` : null;
+    case 'queryParam':
+      return first && !first.includes('.') ? `request.query.${first}` : null;
+    case 'header':
+      return first ? `request.headers.${first.toLowerCase()}` : null;
+    case 'body':
+      if (!first) return 'request.body';
+      return /^[\w.-]+$/.test(first) ? `request.body.${first}` : null;
+    case 'bodyRaw':
+      return first ? null : 'request.body';
+    case 'method':
+      return 'request.method';
+    case 'urlParams':
+      return null;
+    case 'uuid':
+    case 'guid':
+      return '$uuid';
+    case 'now':
+      return first === undefined ? '$isoDate' : null;
+    case 'int': {
+      const min = Number(args[0]?.value ?? 0);
+      const max = Number(args[1]?.value ?? 100);
+      return Number.isFinite(min) && Number.isFinite(max) ? `faker "number.int" ${JSON.stringify({ min, max })}` : null;
+    }
+    case 'faker': {
+      if (!first) return null;
+      const method = first.startsWith('name.') ? `person.${first.slice(5)}` : first;
+      const extra = args.slice(1).map((t) => (t.quoted ? JSON.stringify(t.value) : t.value));
+      return [`faker ${JSON.stringify(method)}`, ...extra].join(' ');
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * `text` with every `{{…}}` / `{{{…}}}` the dialect's helpers can say in Mockyard's words; the
+ * others stay as written, each with a warning at `ctx.pointer`.
+ */
+export function translateTemplate(text: string, ctx: TemplateContext): string {
+  if (!text.includes('{{')) return text;
+  const untranslated = new Set<string>();
+  const out = text.replace(/\{\{\{?\s*([^{}]*?)\s*\}?\}\}/g, (whole, expr: string) => {
+    const tokens = tokenize(expr);
+    if (tokens.length === 0 || /^[#/^>!]|^else\b/.test(expr)) {
+      untranslated.add(whole);
+      return whole;
+    }
+    const mapped = ctx.dialect === 'wiremock' ? wiremockExpr(tokens, ctx) : mockoonExpr(tokens);
+    if (mapped === null) {
+      untranslated.add(whole);
+      return whole;
+    }
+    return `{{${mapped}}}`;
+  });
+  for (const t of untranslated) {
+    ctx.warnings.push({
+      pointer: ctx.pointer,
+      message: `template ${t.length > 80 ? `${t.slice(0, 80)}…` : t} has no Mockyard equivalent; it renders as ""`,
+    });
+  }
+  return out;
+}

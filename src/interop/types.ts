@@ -1,0 +1,105 @@
+/**
+ * The shape every importer converts to (CONTRACT §12): endpoints with their rules, collections and
+ * project storage, plus a warning with a JSON pointer for each construct of the source document that
+ * was not translated or only approximately. `apply.ts` writes a `Converted` into a project.
+ */
+import type { Action, Condition, DataBinding, HttpMethod, RuleResponse, Step } from '../domain/model.js';
+
+export const IMPORT_FORMATS = ['openapi', 'swagger', 'wiremock', 'mockoon', 'postman', 'har', 'mockyard'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+/** Formats with their own route, `POST /api/projects/:id/import/<format>`. */
+export const FOREIGN_FORMATS = ['wiremock', 'mockoon', 'postman', 'har'] as const;
+export type ForeignFormat = (typeof FOREIGN_FORMATS)[number];
+
+export interface ImportWarning {
+  /** JSON pointer into the uploaded document */
+  pointer: string;
+  message: string;
+}
+
+export interface Skipped {
+  method: string;
+  path: string;
+  reason: string;
+}
+
+export interface DraftRule {
+  name: string;
+  priority: number;
+  active: boolean;
+  conditions: Condition[];
+  response: RuleResponse | null;
+  actions: Action[];
+  /** where in the source document it came from */
+  pointer: string;
+}
+
+export interface DraftEndpoint {
+  method: HttpMethod;
+  path: string;
+  statusCode: number;
+  responseBody: string;
+  contentType: string;
+  data?: DataBinding;
+  rules: DraftRule[];
+  /** stored variables of the endpoint (a Mockyard export's storage) */
+  storage?: [string, string][];
+  pointer: string;
+}
+
+export interface Converted {
+  format: ImportFormat;
+  /** a name for a project made from the document (serve --file, the CLI) */
+  name?: string;
+  /** where unmatched requests go (Mockoon's proxy mode, a Mockyard export) */
+  fallbackUrl?: string | null;
+  endpoints: DraftEndpoint[];
+  collections: { name: string; idField: string; seed: Record<string, unknown>[]; pointer: string }[];
+  projectStorage: [string, string][];
+  warnings: ImportWarning[];
+  skipped: Skipped[];
+}
+
+export type Json = Record<string, unknown>;
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A JSON pointer from its reference tokens (RFC 6901 escaping). */
+export const pointerOf = (...tokens: (string | number)[]): string =>
+  tokens.map((t) => `/${String(t).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+
+export function emptyConverted(format: ImportFormat): Converted {
+  return { format, endpoints: [], collections: [], projectStorage: [], warnings: [], skipped: [] };
+}
+
+/** A step with the defaults of CONTRACT §5. */
+export function stepOf(s: Partial<Step> & { statusCode: number }): Step {
+  return { body: '', headers: {}, delayMs: 0, delayMaxMs: 0, count: 1, ...s };
+}
+
+/** The first content type among `headers` (any letter case), removed from them. */
+export function takeContentType(headers: Record<string, string>): string | undefined {
+  for (const k of Object.keys(headers)) {
+    if (k.toLowerCase() === 'content-type') {
+      const v = headers[k];
+      delete headers[k];
+      return v;
+    }
+  }
+  return undefined;
+}
+
+/** application/json when the text parses as JSON object or array, none for no body, else text/plain. */
+export function sniffContentType(body: string): string {
+  const t = body.trim();
+  if (body === '') return '';
+  if (t.startsWith('{') || t.startsWith('[')) {
+    try {
+      JSON.parse(t);
+      return 'application/json';
+    } catch {
+      // a template or text that looks like JSON
+      return t.includes('{{') ? 'application/json' : 'text/plain';
+    }
+  }
+  return 'text/plain';
+}
