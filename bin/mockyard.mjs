@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_URL = 'http://127.0.0.1:3000';
 const PLANS = ['free', 'pro', 'business'];
+const FORMATS = ['openapi', 'wiremock', 'mockoon', 'postman', 'har'];
 
 class UsageError extends Error {}
 class CliError extends Error {}
@@ -20,7 +21,8 @@ const HELP = {
 
 Commands:
   serve                          run the service (management API, dashboard and mock traffic)
-  import <openapi-file>          create endpoints from an OpenAPI 3.0/3.1 document (JSON or YAML)
+  serve --file <path>            serve the mocks of a file or folder at the root path, no account
+  import <file>                  import OpenAPI, Swagger, WireMock, Mockoon, Postman, HAR or an export
   export <project>               print a project as a JSON export document
   user set-plan <email> <plan>   set a user's plan (free, pro, business) in the database
 
@@ -31,22 +33,34 @@ Options:
 Commands that talk to a running service take --url (default ${DEFAULT_URL}, or MOCKYARD_URL)
 and --token (or MOCKYARD_TOKEN): a session token from POST /api/auth/login.`,
   serve: `Usage: mockyard serve [--port N] [--host H] [--database URL]
+       mockyard serve --file <file-or-folder> [--watch] [--port N] [--host H]
 
 Runs the service in this process (builds dist/ first when it is missing). Options override the
 environment (PORT, HOST, DATABASE_URL); every other variable of the service applies as usual.
+
+With --file, serves the mocks of a file or a folder of files — a Mockyard export, OpenAPI 3.x,
+Swagger 2.0, WireMock mappings, a Mockoon environment, a Postman collection or a HAR capture, JSON or
+YAML — with no account, on an in-memory database, at the root path (GET /api/users, no prefix). The
+management API answers under /api to requests with MOCKYARD_ADMIN_TOKEN as bearer token. A file that
+cannot be read or parsed exits with code 1 and names it.
 
 Options:
   --port N          listen port (default 3000)
   --host H          listen address (default 127.0.0.1)
   --database URL    sqlite:<file>, sqlite::memory: or postgres://… (default sqlite:./data/mockyard.db)
+  --file PATH       serve the mocks of this file or folder (see above)
+  --watch           with --file: reload on change, keeping the sequence positions of unchanged rules
   -h, --help        this help`,
-  import: `Usage: mockyard import <openapi-file> --project <name> [--url URL] [--token T]
+  import: `Usage: mockyard import <file> --project <name> [--format F] [--url URL] [--token T]
 
-Creates one endpoint per path and method of an OpenAPI 3.0 or 3.1 document (.json, .yaml or .yml) in the
-project with that name (or id), creating the project when there is none.
+Imports a document into the project with that name (or id), creating the project when there is none:
+OpenAPI 3.0/3.1, Swagger 2.0, WireMock mappings, a Mockoon environment, a Postman collection v2.x, a
+HAR capture or a Mockyard export (.json, .yaml or .yml). The format is detected unless --format says it.
+Prints the report: created, replaced, skipped and the warnings for what was not translated.
 
 Options:
   --project NAME          target project: a name or an id (required)
+  --format F              openapi, wiremock, mockoon, postman or har (default: detected)
   --on-conflict MODE      fail (default: nothing is created), skip or replace existing endpoints
   --json                  print the service's answer as JSON
   --url URL               service address (default ${DEFAULT_URL}, or MOCKYARD_URL)
@@ -175,6 +189,8 @@ async function serve(args) {
     port: { type: 'string' },
     host: { type: 'string' },
     database: { type: 'string' },
+    file: { type: 'string' },
+    watch: { type: 'boolean' },
   });
   if (values.help) return print(HELP.serve);
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
@@ -184,21 +200,62 @@ async function serve(args) {
     process.env.PORT = values.port;
   }
   if (values.host !== undefined) process.env.HOST = values.host;
-  if (values.database !== undefined) process.env.DATABASE_URL = values.database;
+  if (values.file === undefined) {
+    if (values.watch) throw new UsageError('--watch needs --file');
+    if (values.database !== undefined) process.env.DATABASE_URL = values.database;
+    ensureBuilt();
+    await distModule('main.js');
+    return;
+  }
+  if (values.database !== undefined) throw new UsageError('--file serves from memory: --database does not apply');
   ensureBuilt();
-  await distModule('main.js');
+  await serveFile(values.file, values.watch === true);
+}
+
+/** `serve --file`: exit 1 naming the file when it cannot be read, parsed or recognised. */
+async function serveFile(file, watch) {
+  const [{ serveFiles }, { MockFileError }, { ConfigError }] = await Promise.all([
+    distModule('files/serve.js'),
+    distModule('files/load.js'),
+    distModule('config.js'),
+  ]);
+  let serving;
+  try {
+    serving = await serveFiles({ file, watch });
+  } catch (e) {
+    if (e instanceof MockFileError) throw new CliError(e.message);
+    if (e instanceof ConfigError) throw new UsageError(e.message);
+    throw new CliError(`cannot serve ${file}: ${e.message}`);
+  }
+  const { running } = serving;
+  print(`Mockyard serving ${file} at ${running.url}/${watch ? ' (watching for changes)' : ''}`);
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    serving.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
 async function importOpenApi(args) {
   const { values, positionals } = parse(args, {
     project: { type: 'string' },
+    format: { type: 'string' },
     'on-conflict': { type: 'string' },
     json: { type: 'boolean' },
     url: { type: 'string' },
     token: { type: 'string' },
   });
   if (values.help) return print(HELP.import);
-  if (positionals.length !== 1) throw new UsageError('import takes one <openapi-file>');
+  if (positionals.length !== 1) throw new UsageError('import takes one <file>');
+  const format = values.format;
+  if (format !== undefined && !FORMATS.includes(format))
+    throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
   if (!values.project?.trim()) throw new UsageError('--project <name> is required');
   const mode = values['on-conflict'] ?? 'fail';
   if (!['fail', 'skip', 'replace'].includes(mode)) throw new UsageError('--on-conflict must be fail, skip or replace');
@@ -223,18 +280,19 @@ async function importOpenApi(args) {
   const answer = await api(
     conn,
     'POST',
-    `/api/projects/${encodeURIComponent(project.id)}/import/openapi?onConflict=${mode}`,
+    `/api/projects/${encodeURIComponent(project.id)}/import${format ? `/${format}` : ''}?onConflict=${mode}`,
     text,
     contentType,
   );
   if (values.json) return print(JSON.stringify({ project, ...answer }, null, 2));
   const lines = [
     `${createdProject ? 'Created project' : 'Project'} "${project.name}" (${project.id}); mock URL ${conn.url}/m/${project.id}`,
-    `${answer.created.length} created, ${answer.replaced.length} replaced, ${answer.skipped.length} skipped`,
+    `${answer.format}: ${answer.created.length} created, ${answer.replaced.length} replaced, ${answer.skipped.length} skipped, ${answer.warnings.length} warnings`,
   ];
   for (const e of answer.created) lines.push(`  + ${e.method} ${e.path} → ${e.statusCode}`);
   for (const e of answer.replaced) lines.push(`  ~ ${e.method} ${e.path} → ${e.statusCode}`);
   for (const s of answer.skipped) lines.push(`  - ${s.method} ${s.path}: ${s.reason}`);
+  for (const w of answer.warnings) lines.push(`  ! ${w.pointer || '/'}: ${w.message}`);
   print(lines.join('\n'));
 }
 

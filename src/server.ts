@@ -20,10 +20,23 @@ import { RequestLog } from './runtime/request-log.js';
 import { ChangeFeed } from './store/change-feed.js';
 import { openStore, type Store } from './store/index.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The one project served at the root path (`mockyard serve --file`, CONTRACT §13). */
+export interface RootProject {
+  ownerId: string;
+  projectId: string;
+}
+
+export interface StartOptions {
+  /** makes the root project once the store is open, before the port listens */
+  root?: (store: Store) => Promise<RootProject>;
+}
 
 export interface Running {
   url: string;
+  /** the project served at the root path, when started with `root` */
+  root: RootProject | null;
   port: number;
   store: Store;
   server: http.Server;
@@ -53,13 +66,13 @@ export function mockHostMatcher(domain: string): (host: string | undefined) => s
 
 function version(): string {
   try {
-    return JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
+    return JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
   } catch {
     return '0.0.0';
   }
 }
 
-export async function startServer(config: Config, logger?: Logger): Promise<Running> {
+export async function startServer(config: Config, logger?: Logger, opts: StartOptions = {}): Promise<Running> {
   const log =
     logger ??
     pino({
@@ -98,6 +111,10 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
     hot: store.hot,
   });
   const mockHost = config.mockDomain ? mockHostMatcher(config.mockDomain) : null;
+  const root = opts.root ? await opts.root(store) : null;
+  // at the root path, /api/* goes to the management API only with the admin token: a mock may
+  // have its own /api/users
+  const adminBearer = config.adminToken ? `Bearer ${config.adminToken}` : null;
 
   let server!: http.Server;
   const requestTimeout = config.requestTimeoutMs;
@@ -107,7 +124,8 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
     store,
     requestLog,
     logger: log,
-    webDir: config.webDir ?? path.join(root, 'web', 'dist'),
+    webDir: config.webDir ?? path.join(ROOT, 'web', 'dist'),
+    rootOwnerId: root?.ownerId ?? null,
     version: version(),
     serverFactory: (handler) => {
       server = http.createServer(
@@ -129,7 +147,10 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
           }
           if (url !== undefined && url.charCodeAt(0) === 47 && url.charCodeAt(1) === 109 && url.charCodeAt(2) === 47)
             mock.byPath(req, res);
-          else handler(req, res);
+          else if (root === null) handler(req, res);
+          else if (adminBearer !== null && url?.startsWith('/api/') && req.headers.authorization === adminBearer)
+            handler(req, res);
+          else mock.atRoot(req, res, root.projectId);
         },
       );
       // CONNECT is no method of this service; without a listener node would drop the socket silently
@@ -161,6 +182,7 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
   let closing: Promise<void> | null = null;
   return {
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+    root,
     port,
     store,
     server,

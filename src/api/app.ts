@@ -36,6 +36,8 @@ export interface AppOptions extends ApiDeps {
   serverFactory: FastifyServerFactory;
   webDir: string | null;
   version: string;
+  /** `mockyard serve --file`: the admin token authenticates as this user (the files' owner) */
+  rootOwnerId?: string | null;
 }
 
 function safeEqual(a: string, b: string): boolean {
@@ -193,6 +195,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
     if (PUBLIC.has(pathOnly)) return;
     const token = bearer(req.headers.authorization);
     if (!token) throw new AppError('unauthorized');
+    if (opts.rootOwnerId && config.adminToken && safeEqual(token, config.adminToken)) {
+      // serve --file (CONTRACT §13): the management API of the files' project, with the admin token
+      req.user = await store.users.get(opts.rootOwnerId);
+      if (!req.user) throw new AppError('unauthorized');
+      return;
+    }
     const tokenHash = hashToken(token);
     // The lookup is by hash: equal-time comparison of secrets is not needed for an index lookup
     // of a 256-bit random token's hash.

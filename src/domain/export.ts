@@ -30,8 +30,12 @@ export const EXPORT_VERSION = 1;
 const ExportRuleSchema = Type.Omit(RuleBody, ['id', 'endpointId', 'state', 'createdAt', 'updatedAt']);
 const ExportEndpointSchema = Type.Composite(
   [
-    Type.Omit(EndpointBody, ['id', 'projectId', 'createdAt', 'updatedAt', 'rules']),
-    Type.Object({ rules: Type.Optional(Type.Array(ExportRuleSchema, { maxItems: 1000 })) }),
+    Type.Omit(EndpointBody, ['id', 'projectId', 'createdAt', 'updatedAt', 'rules', 'contentType']),
+    Type.Object({
+      rules: Type.Optional(Type.Array(ExportRuleSchema, { maxItems: 1000 })),
+      // '' is an imported "no content" answer (CONTRACT §12): sent without a Content-Type
+      contentType: Type.Optional(Type.String({ maxLength: LIMITS.contentTypeLength })),
+    }),
   ],
   { additionalProperties: false },
 );

@@ -37,7 +37,7 @@ export interface ApplyOptions {
   rulesPerEndpoint: number;
 }
 
-interface Checked {
+export interface Checked {
   input: EndpointInput;
   rules: RuleInput[];
   storage: [string, string][];
@@ -50,7 +50,11 @@ const why = (e: unknown) =>
     : String(e);
 
 /** Every draft checked as the API checks a create; what fails is reported, not written. */
-function check(conv: Converted, rulesPerEndpoint: number, report: ImportReport): Checked[] {
+export function check(
+  conv: Converted,
+  rulesPerEndpoint: number,
+  report: Pick<ImportReport, 'skipped' | 'warnings'>,
+): Checked[] {
   const out: Checked[] = [];
   for (const d of conv.endpoints) {
     let input: EndpointInput;

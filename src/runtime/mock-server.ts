@@ -60,12 +60,14 @@ export interface MockServerDeps {
   hot: HotState;
 }
 
-/** The two doors into the mock path. */
+/** The doors into the mock path. */
 export interface MockHandler {
   /** `/m/<projectId><path>` on the service's own host */
   byPath(req: IncomingMessage, res: ServerResponse): void;
   /** `<path>` on the mock host of the project whose slug is `slug` */
   byHost(req: IncomingMessage, res: ServerResponse, slug: string): void;
+  /** a request at the root path of the port, for `projectId` (`mockyard serve --file`, CONTRACT §13) */
+  atRoot(req: IncomingMessage, res: ServerResponse, projectId: string): void;
 }
 
 /** One mock request as it goes through the handler: the state its steps share. */
@@ -131,6 +133,14 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     return begin(req, res, path || '/', q === -1 ? '' : url.slice(q + 1), '', slug);
+  }
+
+  /** `<path>?<query>` at the root of the port, for the one project of `mockyard serve --file` */
+  function handleRoot(req: IncomingMessage, res: ServerResponse, projectId: string): void | Promise<void> {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    return begin(req, res, path || '/', q === -1 ? '' : url.slice(q + 1), projectId, null);
   }
 
   function begin(
@@ -370,5 +380,6 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
   return {
     byPath: (req, res) => run(res, () => handle(req, res)),
     byHost: (req, res, slug) => run(res, () => handleHost(req, res, slug)),
+    atRoot: (req, res, projectId) => run(res, () => handleRoot(req, res, projectId)),
   };
 }

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAR, WIREMOCK } from '../fixtures/peers.js';
 import { DIALECTS } from '../helpers/databases.js';
 import { freePort, ROOT, request, sleep, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -96,7 +97,7 @@ describe('mockyard CLI: help and usage', () => {
       [[], /a command is required/],
       [['frobnicate'], /unknown command "frobnicate"/],
       [['import', PETSTORE], /--project <name> is required/],
-      [['import', '--project', 'x'], /one <openapi-file>/],
+      [['import', '--project', 'x'], /one <file>/],
       [['import', PETSTORE, '--project', 'x'], /token is required/],
       [['import', PETSTORE, '--project', 'x', '--token', 't', '--on-conflict', 'merge'], /--on-conflict must be/],
       [['import', PETSTORE, '--project', 'x', '--token', 't', '--url', 'ftp://x'], /--url must be an http/],
@@ -135,7 +136,7 @@ describe('mockyard CLI against a server', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Created project "Pets"/);
-    expect(r.stdout).toContain('3 created, 0 replaced, 0 skipped');
+    expect(r.stdout).toContain('openapi: 3 created, 0 replaced, 0 skipped, 0 warnings');
     expect(r.stdout).toContain('+ GET /pets/:petId → 200');
     const projects = (await s.client.api('GET', '/api/projects', undefined, u.token)).json;
     expect(projects.map((p: { name: string }) => p.name)).toEqual(['Pets']);
@@ -186,6 +187,19 @@ describe('mockyard CLI against a server', () => {
     const copy = await s.client.api('POST', '/api/projects/import?name=Copy', out.stdout, u.token);
     expect(copy.status).toBe(201);
     expect((await s.client.mock(copy.json.id, 'GET', '/status')).text).toBe('green');
+
+    // any other format, detected: the report names it and lists the warnings
+    const har = path.join(tmp, 'capture.har');
+    fs.writeFileSync(har, JSON.stringify(HAR));
+    const captured = await cli(['import', har, '--project', 'Captured'], env);
+    expect(captured.code).toBe(0);
+    expect(captured.stdout).toContain('har: 3 created, 0 replaced, 0 skipped');
+    const wm = path.join(tmp, 'stubs.json');
+    fs.writeFileSync(wm, JSON.stringify(WIREMOCK));
+    const stubs = await cli(['import', wm, '--project', 'Stubs', '--format', 'wiremock'], env);
+    expect(stubs.code).toBe(0);
+    expect(stubs.stdout).toMatch(/! \/mappings\/5\/request\/bodyPatterns\/0: .*inactive/);
+    expect((await cli(['import', wm, '--project', 'Stubs', '--format', 'nope'], env)).code).toBe(2);
   });
 
   it('fails with exit 1 and the reason on service errors', async () => {

@@ -1,0 +1,210 @@
+/**
+ * Mocks as code (CONTRACT §13): `mockyard serve --file` serves a file or folder in any import format
+ * at the root path with no account, keeps the management API behind the admin token, reloads with
+ * --watch keeping the sequence positions of unchanged rules, and exits 1 naming a bad file.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MockFileError } from '../../src/files/load.js';
+import { type ServingFiles, serveFiles } from '../../src/files/serve.js';
+import { HAR, MOCKOON, POSTMAN, WIREMOCK } from '../fixtures/peers.js';
+import { ADMIN_TOKEN, freePort, ROOT, request } from '../helpers/server.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mockyard-files-'));
+const write = (rel: string, content: unknown) => {
+  const file = path.join(dir, rel);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  return file;
+};
+const env = { MOCKYARD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent' };
+const opened: ServingFiles[] = [];
+async function serve(file: string, watch = false) {
+  const notes: string[] = [];
+  const s = await serveFiles({ file, port: 0, host: '127.0.0.1', watch, env, note: (l) => notes.push(l) });
+  opened.push(s);
+  const get = (p: string, init: Parameters<typeof request>[1] = {}) => request(`${s.running.url}${p}`, init);
+  return { s, get, notes };
+}
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('mockyard serve --file', () => {
+  it('serves each format at the root path, with no account', async () => {
+    const cases: [string, unknown, string, string][] = [
+      [
+        'export.json',
+        {
+          mockyard: 1,
+          project: { name: 'e' },
+          endpoints: [{ method: 'GET', path: '/api/users', responseBody: '[1]', rules: [] }],
+        },
+        '/api/users',
+        '[1]',
+      ],
+      [
+        'openapi.yaml',
+        'openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths:\n  /pets:\n    get:\n      responses:\n        "200":\n          description: ok\n          content:\n            application/json:\n              example: [{name: rex}]\n',
+        '/pets',
+        '[\n  {\n    "name": "rex"\n  }\n]',
+      ],
+      [
+        'swagger.json',
+        {
+          swagger: '2.0',
+          info: { title: 't', version: '1' },
+          paths: {
+            '/sw': {
+              get: {
+                produces: ['text/plain'],
+                responses: { 200: { description: 'ok', examples: { 'text/plain': 'hi' } } },
+              },
+            },
+          },
+        },
+        '/sw',
+        'hi',
+      ],
+      ['mockoon.json', MOCKOON, '/api/products/4', '{"id":"4"}'],
+      ['postman.json', POSTMAN, '/users/1', '{"id":1,"name":"Ada"}'],
+      ['capture.har.json', HAR, '/jobs/1', '{"state":"queued"}'],
+    ];
+    for (const [name, doc, p, body] of cases) {
+      const { get } = await serve(write(`formats/${name}`, doc));
+      const a = await get(p);
+      expect(a.status, name).toBe(200);
+      expect(a.text, name).toBe(body);
+    }
+  });
+
+  it('serves a WireMock folder (stubs of several files, JSON and YAML, on one route become one endpoint)', async () => {
+    write('wm/mappings/todo.json', { mappings: WIREMOCK.mappings.slice(0, 3) });
+    write(
+      'wm/mappings/extra.yaml',
+      'priority: 1\nrequest:\n  method: GET\n  url: /todo/items\n  headers:\n    X-Empty: {equalTo: "yes"}\nresponse:\n  status: 200\n  jsonBody: {items: []}\n',
+    );
+    write('wm/__files/ignored.json', '{not json');
+    const { get, s } = await serve(path.join(dir, 'wm'));
+    expect((await get('/todo/items')).json).toEqual({ items: ['Buy milk'] });
+    expect((await get('/todo/items', { headers: { 'x-empty': 'yes' } })).json).toEqual({ items: [] });
+    expect((await get('/todo/items', { method: 'POST', body: 'Cancel newspaper subscription' })).status).toBe(201);
+    expect((await get('/todo/items')).json.items).toHaveLength(2);
+    // the management API: only with the admin token, acting as the files' owner
+    const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const projects = await get('/api/projects', { headers: auth });
+    expect(projects.status).toBe(200);
+    expect(projects.json).toEqual([expect.objectContaining({ id: s.running.root?.projectId })]);
+    const count = await get(`/api/projects/${s.running.root?.projectId}/requests/count`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ path: '/todo/items', method: 'GET' }),
+    });
+    expect(count.json).toEqual({ count: 3 });
+    // without it, /api/… is a mock path like any other
+    const noAuth = await get('/api/projects');
+    expect(noAuth.status).toBe(404);
+    expect(noAuth.json.error.code).toBe('mock_not_found');
+  });
+
+  it('--watch reloads, keeping the sequence position of unchanged rules', async () => {
+    const seq = (bodies: string[]) => ({
+      mockyard: 1,
+      project: { name: 'w' },
+      endpoints: [
+        {
+          method: 'GET',
+          path: '/seq',
+          rules: [{ name: 's', response: { steps: bodies.map((b) => ({ statusCode: 200, body: b })) } }],
+        },
+        { method: 'GET', path: '/other', responseBody: 'v1', rules: [] },
+      ],
+    });
+    const file = write('watch/mocks.json', seq(['a', 'b', 'c']));
+    const { get, s, notes } = await serve(file, true);
+    expect((await get('/seq')).text).toBe('a');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        ...seq(['a', 'b', 'c']),
+        endpoints: [
+          seq(['a', 'b', 'c']).endpoints[0],
+          { method: 'GET', path: '/other', responseBody: 'v2', rules: [] },
+        ],
+      }),
+    );
+    await pollFor(async () => (await get('/other')).text === 'v2');
+    expect((await get('/seq')).text).toBe('b'); // position kept
+    fs.writeFileSync(file, JSON.stringify(seq(['x', 'y'])));
+    await pollFor(async () => (await get('/other')).text === 'v1');
+    await s.settled();
+    expect((await get('/seq')).text).toBe('x'); // a changed response starts over
+    // a broken file keeps the previous mocks and says why
+    fs.writeFileSync(file, '{"mockyard": 1, ');
+    await pollFor(async () => notes.some((n) => n.includes('reload failed')));
+    expect((await get('/seq')).text).toBe('y');
+  });
+
+  it('names the file that cannot be read, parsed or recognised', async () => {
+    await expect(serveFiles({ file: path.join(dir, 'missing.json'), env })).rejects.toThrow(MockFileError);
+    const bad = write('bad/x.yaml', 'a: [1\n');
+    await expect(serveFiles({ file: bad, env })).rejects.toThrow(/x\.yaml/);
+    const unknown = write('unknown/u.json', { hello: 'world' });
+    await expect(serveFiles({ file: path.dirname(unknown), env })).rejects.toThrow(/u\.json: is none of the formats/);
+  });
+
+  it('runs from the command line: serves, and exits 1 with the path on stderr for a bad file', async () => {
+    const port = await freePort();
+    const file = write('cli/users.json', {
+      mockyard: 1,
+      project: { name: 'c' },
+      endpoints: [{ method: 'GET', path: '/api/users', responseBody: '["ada"]', rules: [] }],
+    });
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'bin/mockyard.mjs'), 'serve', '--file', file, '--port', String(port)],
+      {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    try {
+      await pollFor(
+        async () => (await request(`http://127.0.0.1:${port}/api/users`).catch(() => null))?.status === 200,
+      );
+      expect((await request(`http://127.0.0.1:${port}/api/users`)).json).toEqual(['ada']);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const broken = write('cli/broken.json', '{"mockyard": ');
+    const out = await run(['serve', '--file', broken]);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain(broken);
+  });
+});
+
+async function pollFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('condition not met in time');
+}
+
+function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/mockyard.mjs'), ...args], {
+      env: { ...process.env, ...env },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
