@@ -7,7 +7,7 @@
  */
 import type { HttpMethod, RequestLogEntry } from '../domain/model.js';
 import { StubBuilder } from './builder.js';
-import { MockyardError, type Transport } from './http.js';
+import type { Transport } from './http.js';
 import { type RequestFilter, resources } from './resources.js';
 
 export { EndpointBuilder, RuleBuilder, StubBuilder } from './builder.js';
