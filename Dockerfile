@@ -6,6 +6,8 @@
 #
 #   docker build -t mockyard .
 #   docker run -p 3000:3000 -e DATABASE_URL=postgres://user:pass@db:5432/mockyard mockyard
+#   docker run -p 3000:3000 -v "$PWD/mocks:/mocks:ro" mockyard \
+#     node bin/mockyard.mjs serve --file /mocks --host 0.0.0.0      # mocks as code (docs/testing.md)
 
 ARG NODE_VERSION=20
 
@@ -43,6 +45,7 @@ ENV NODE_ENV=production \
 # Code and modules belong to root and are read-only for the service user; only /app/data (the
 # SQLite default) is writable. package.json is needed at run time ("type": "module", version).
 COPY package.json ./
+COPY bin ./bin
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/web/dist ./web/dist

@@ -112,8 +112,8 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
   });
   const mockHost = config.mockDomain ? mockHostMatcher(config.mockDomain) : null;
   const root = opts.root ? await opts.root(store) : null;
-  // at the root path, /api/* goes to the management API only with the admin token: a mock may
-  // have its own /api/users
+  // at the root path, /api/* goes to the management API only with the admin token (a mock may
+  // have its own /api/users); /healthz and /readyz stay the service's, for container health checks
   const adminBearer = config.adminToken ? `Bearer ${config.adminToken}` : null;
 
   let server!: http.Server;
@@ -148,7 +148,11 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
           if (url !== undefined && url.charCodeAt(0) === 47 && url.charCodeAt(1) === 109 && url.charCodeAt(2) === 47)
             mock.byPath(req, res);
           else if (root === null) handler(req, res);
-          else if (adminBearer !== null && url?.startsWith('/api/') && req.headers.authorization === adminBearer)
+          else if (
+            (adminBearer !== null && url?.startsWith('/api/') && req.headers.authorization === adminBearer) ||
+            url === '/healthz' ||
+            url === '/readyz'
+          )
             handler(req, res);
           else mock.atRoot(req, res, root.projectId);
         },

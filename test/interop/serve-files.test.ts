@@ -109,6 +109,8 @@ describe('mockyard serve --file', () => {
     const noAuth = await get('/api/projects');
     expect(noAuth.status).toBe(404);
     expect(noAuth.json.error.code).toBe('mock_not_found');
+    // the health checks stay the service's (container wait strategies)
+    expect((await get('/healthz')).json).toEqual({ status: 'ok' });
   });
 
   it('--watch reloads, keeping the sequence position of unchanged rules', async () => {
