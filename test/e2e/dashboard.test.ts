@@ -147,6 +147,14 @@ afterAll(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 }, 30_000);
 
+/** WireMock mappings: a plain stub, and one whose cookie matcher has no Mockyard condition. */
+const WIREMOCK_JSON = JSON.stringify({
+  mappings: [
+    { request: { method: 'GET', url: '/api/ping' }, response: { status: 200, body: 'pong' } },
+    { request: { method: 'GET', url: '/api/ping', cookies: { a: { equalTo: 'b' } } }, response: { status: 418 } },
+  ],
+});
+
 /** A tiny OpenAPI document: GET /api/orders collides with the endpoint the test creates first. */
 const OPENAPI_YAML = `openapi: 3.0.3
 info:
@@ -395,21 +403,29 @@ describe('dashboard', () => {
     await visible(endpointList.getByRole('link', { name: '/api/orders' }));
 
     // --- import an OpenAPI document (YAML); one route collides with /api/orders -----------------
-    await page.getByRole('button', { name: 'Import OpenAPI' }).click();
-    const importer = page.getByRole('dialog', { name: 'Import OpenAPI' });
+    await page.getByRole('button', { name: 'Import mocks' }).click();
+    const importer = page.getByRole('dialog', { name: 'Import mocks' });
     await visible(importer);
-    await importer.getByRole('textbox', { name: 'OpenAPI document' }).fill(OPENAPI_YAML);
+    await importer.getByRole('textbox', { name: 'Document' }).fill(OPENAPI_YAML);
     await visible(importer.getByText('Sent as YAML.', { exact: false }));
     await importer.getByRole('button', { name: 'Import', exact: true }).click();
-    await visible(importer.getByText('1 operation collides with an existing endpoint: nothing was imported.'));
+    await visible(importer.getByText('1 record collides with the project: nothing was imported.'));
     await visible(importer.getByText(/GET \/api\/orders collides with endpoint/));
     await shot(page, 'import-openapi.png');
     await importer.getByRole('button', { name: 'Skip existing' }).click();
-    await visible(importer.getByText('Created 2 endpoints, replaced 0, skipped 1.'));
+    await visible(importer.getByText('OpenAPI: created 2 endpoints, replaced 0, skipped 1, 0 warnings.'));
     const created = importer.getByRole('list', { name: 'Created endpoints' }).getByRole('listitem');
     await poll(() => created.allTextContents()).toEqual(['GET /api/customers/:id200', 'POST /api/customers201']);
     await visible(importer.getByRole('list', { name: 'Skipped operations' }).getByText('/api/orders', { exact: true }));
     await shot(page, 'import-openapi-report.png');
+    // --- and WireMock mappings: the stub with a cookie matcher is imported inactive, with a warning
+    await importer.getByRole('button', { name: 'Import another' }).click();
+    await importer.getByRole('combobox', { name: 'Format' }).selectOption('wiremock');
+    await importer.getByRole('textbox', { name: 'Document' }).fill(WIREMOCK_JSON);
+    await importer.getByRole('button', { name: 'Import', exact: true }).click();
+    await visible(importer.getByText('WireMock: created 1 endpoint, replaced 0, skipped 0, 1 warning.'));
+    await visible(importer.getByRole('list', { name: 'Warnings' }).getByText('/mappings/1/request/cookies'));
+    await shot(page, 'import-wiremock-report.png');
     await importer.getByRole('button', { name: 'Done' }).click();
     await poll(() => importer.count()).toBe(0);
     await visible(endpointList.getByRole('link', { name: '/api/customers/:id' }));
@@ -436,6 +452,7 @@ describe('dashboard', () => {
       'GET /api/orders',
       'GET /api/customers/:id',
       'POST /api/customers',
+      'GET /api/ping',
     ]);
     await poll(() => exporter.count()).toBe(0);
 
@@ -463,7 +480,9 @@ describe('dashboard', () => {
       '/api/orders',
       '/api/customers/:id',
       '/api/customers',
+      '/api/ping',
     ]);
+    expect(await callMock(`${base}/m/${copyId}/api/ping`)).toEqual({ status: 200, body: 'pong' });
     expect(await callMock(`${base}/m/${copyId}/api/orders`)).toEqual({ status: 200, body: '{\n  "orders": []\n}' });
     await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
     await poll(() => page.getByRole('list', { name: 'Your projects' }).getByRole('listitem').count()).toBe(3);

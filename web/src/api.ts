@@ -4,10 +4,11 @@ import type {
   Endpoint,
   ErrorDetail,
   ExportDocument,
+  ImportFormat,
+  ImportReport,
   LogEntry,
   MockSession,
   OnConflict,
-  OpenApiImportReport,
   Project,
   Rule,
   RuleInput,
@@ -228,11 +229,16 @@ export const api = {
   requests: (pid: string, limit = 100, signal?: AbortSignal) =>
     request<LogEntry[]>('GET', `/api/projects/${enc(pid)}/requests?limit=${limit}`, undefined, signal),
 
-  importOpenApi: (pid: string, text: string, onConflict: OnConflict) =>
-    send<OpenApiImportReport>('POST', `/api/projects/${enc(pid)}/import/openapi?onConflict=${onConflict}`, {
-      text,
-      contentType: documentType(text),
-    }),
+  /** Any import format; '' lets the server detect it. */
+  importDocument: (pid: string, text: string, onConflict: OnConflict, format: ImportFormat | '') =>
+    send<ImportReport>(
+      'POST',
+      `/api/projects/${enc(pid)}/import${format ? `/${format}` : ''}?onConflict=${onConflict}`,
+      {
+        text,
+        contentType: documentType(text),
+      },
+    ),
   exportProject: (pid: string, storage: boolean) =>
     request<ExportDocument>('GET', `/api/projects/${enc(pid)}/export${storage ? '?storage=true' : ''}`),
   /** Creates a new project from an export document (sent as it is; the server checks it). */

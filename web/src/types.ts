@@ -74,11 +74,15 @@ export type LogEntry = RequestLogEntry;
 
 export type OnConflict = 'fail' | 'skip' | 'replace';
 
-/** Answer of `POST /api/projects/:id/import/openapi`. */
-export interface OpenApiImportReport {
+export type ImportFormat = 'openapi' | 'wiremock' | 'mockoon' | 'postman' | 'har';
+
+/** Answer of every `POST /api/projects/:id/import[/format]` (CONTRACT §12). */
+export interface ImportReport {
+  format: ImportFormat | 'swagger' | 'mockyard';
   created: Endpoint[];
   skipped: { method: string; path: string; reason: string }[];
   replaced: Endpoint[];
+  warnings: { pointer: string; message: string }[];
 }
 
 /** `GET /api/projects/:id/export` (docs/interop.md); only the parts the dashboard reads are typed. */

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { api, errorMessage } from '../api';
 import { useConfirm } from '../components/confirm';
 import { EndpointForm, emptyEndpoint } from '../components/EndpointForm';
-import { ImportOpenApiDialog } from '../components/ImportOpenApi';
+import { ImportDialog } from '../components/ImportDialog';
 import { ProjectHeader } from '../components/ProjectHeader';
 import { useToast } from '../components/toast';
 import { EmptyState, ErrorBanner, MethodBadge, Spinner, StatusBadge } from '../components/ui';
@@ -58,7 +58,7 @@ export function ProjectPage({ projectId }: { projectId: string }) {
           <h2 id="endpoints-title">Endpoints</h2>
           <div className="row-actions">
             <button type="button" className="btn" onClick={() => setImporting(true)}>
-              Import OpenAPI
+              Import mocks
             </button>
             {!creating && (
               <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
@@ -68,11 +68,7 @@ export function ProjectPage({ projectId }: { projectId: string }) {
           </div>
         </div>
         {importing && (
-          <ImportOpenApiDialog
-            projectId={projectId}
-            onClose={() => setImporting(false)}
-            onImported={endpoints.reload}
-          />
+          <ImportDialog projectId={projectId} onClose={() => setImporting(false)} onImported={endpoints.reload} />
         )}
 
         {creating && (

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { ApiError, api, documentType } from '../api';
-import type { OnConflict, OpenApiImportReport } from '../types';
+import type { ImportFormat, ImportReport, OnConflict } from '../types';
 import { DocumentInput, ErrorDetails } from './DocumentInput';
 import { FormActions, Modal } from './Modal';
 import { MethodBadge } from './ui';
@@ -8,7 +8,26 @@ import { MethodBadge } from './ui';
 const CONFLICT_LABELS: Record<OnConflict, string> = {
   fail: 'Stop and import nothing',
   skip: 'Keep the existing endpoint (skip)',
-  replace: 'Replace its default answer (keeps its rules)',
+  replace: 'Replace it (OpenAPI keeps its rules; other formats bring theirs)',
+};
+
+/** The formats the import routes take (docs/interop.md); '' lets the server detect it. */
+const FORMATS: [ImportFormat | '', string][] = [
+  ['', 'Detect from the document'],
+  ['openapi', 'OpenAPI 3.x or Swagger 2.0'],
+  ['wiremock', 'WireMock mappings'],
+  ['mockoon', 'Mockoon environment'],
+  ['postman', 'Postman collection (v2.x)'],
+  ['har', 'HAR capture'],
+];
+const FORMAT_NAMES: Record<ImportReport['format'], string> = {
+  openapi: 'OpenAPI',
+  swagger: 'Swagger 2.0',
+  wiremock: 'WireMock',
+  mockoon: 'Mockoon',
+  postman: 'Postman',
+  har: 'HAR',
+  mockyard: 'Mockyard export',
 };
 
 const EXAMPLE = `openapi: 3.0.3
@@ -23,7 +42,7 @@ paths:
               example: { id: 7, name: Ada }`;
 
 /** The created or replaced endpoints of an import report (nothing when there are none). */
-function EndpointList({ title, endpoints }: { title: string; endpoints: OpenApiImportReport['created'] }) {
+function EndpointList({ title, endpoints }: { title: string; endpoints: ImportReport['created'] }) {
   if (endpoints.length === 0) return null;
   return (
     <>
@@ -40,13 +59,14 @@ function EndpointList({ title, endpoints }: { title: string; endpoints: OpenApiI
   );
 }
 
-function Report({ report }: { report: OpenApiImportReport }) {
-  const { created, replaced, skipped } = report;
+function Report({ report }: { report: ImportReport }) {
+  const { created, replaced, skipped, warnings } = report;
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   return (
     <div className="import-report" role="status">
       <p className="banner banner-ok">
-        Created {plural(created.length, 'endpoint')}, replaced {replaced.length}, skipped {skipped.length}.
+        {FORMAT_NAMES[report.format]}: created {plural(created.length, 'endpoint')}, replaced {replaced.length}, skipped{' '}
+        {skipped.length}, {plural(warnings.length, 'warning')}.
       </p>
       <EndpointList title="Created" endpoints={created} />
       <EndpointList title="Replaced" endpoints={replaced} />
@@ -63,12 +83,31 @@ function Report({ report }: { report: OpenApiImportReport }) {
           </ul>
         </>
       )}
+      {warnings.length > 0 && (
+        <>
+          <h3 className="report-title">Warnings: not translated, or only approximately</h3>
+          <ul className="report-list" aria-label="Warnings">
+            {warnings.slice(0, 200).map((w, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: warnings have no identity of their own
+              <li className="report-item" key={i}>
+                <span className="mono small">{w.pointer || '/'}</span>
+                <span className="muted small reason">{w.message}</span>
+              </li>
+            ))}
+            {warnings.length > 200 && <li className="muted small">… and {warnings.length - 200} more</li>}
+          </ul>
+        </>
+      )}
     </div>
   );
 }
 
-/** "Import OpenAPI": a document (file or pasted, JSON or YAML) becomes endpoints of the project. */
-export function ImportOpenApiDialog({
+/**
+ * "Import": a document (file or pasted, JSON or YAML) of any format the server takes — OpenAPI,
+ * Swagger, WireMock, Mockoon, Postman, HAR or a Mockyard export — becomes endpoints and rules of the
+ * project, with the report (created, replaced, skipped, warnings).
+ */
+export function ImportDialog({
   projectId,
   onClose,
   onImported,
@@ -81,18 +120,19 @@ export function ImportOpenApiDialog({
   const [onConflict, setOnConflict] = useState<OnConflict>('fail');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [report, setReport] = useState<OpenApiImportReport | null>(null);
+  const [report, setReport] = useState<ImportReport | null>(null);
+  const [format, setFormat] = useState<ImportFormat | ''>('');
 
   const run = async (mode: OnConflict) => {
     if (!text.trim()) {
-      setError(new Error('Choose a file or paste an OpenAPI document first.'));
+      setError(new Error('Choose a file or paste a document first.'));
       return;
     }
     setBusy(true);
     setError(null);
     setReport(null);
     try {
-      const r = await api.importOpenApi(projectId, text, mode);
+      const r = await api.importDocument(projectId, text, mode, format);
       setReport(r);
       setOnConflict(mode);
       if (r.created.length + r.replaced.length > 0) onImported();
@@ -110,7 +150,7 @@ export function ImportOpenApiDialog({
   const kind = text.trim() ? (documentType(text) === 'application/json' ? 'JSON' : 'YAML') : null;
 
   return (
-    <Modal title="Import OpenAPI" onClose={onClose} wide>
+    <Modal title="Import mocks" onClose={onClose} wide>
       {report ? (
         <>
           <Report report={report} />
@@ -131,23 +171,34 @@ export function ImportOpenApiDialog({
           </div>
         </>
       ) : (
-        <form onSubmit={submit} aria-label="Import OpenAPI document">
+        <form onSubmit={submit} aria-label="Import a document">
           <p className="dialog-body">
-            Each operation of an OpenAPI 3.0 or 3.1 document becomes an endpoint: <code>{'{id}'}</code> becomes{' '}
-            <code>:id</code>, and the default answer comes from the first 2xx response (its example, or a value made
-            from its schema). External <code>$ref</code>s are not followed.
+            Bring mocks from an OpenAPI 3.x or Swagger 2.0 description, WireMock mappings, a Mockoon environment, a
+            Postman collection with saved examples, a HAR capture or a Mockyard export. Stubs on one route become one
+            endpoint with rules; what cannot be translated is listed as a warning. External <code>$ref</code>s are not
+            followed.
           </p>
+          <div className="field">
+            <label htmlFor="import-format">Format</label>
+            <select id="import-format" value={format} onChange={(e) => setFormat(e.target.value as ImportFormat | '')}>
+              {FORMATS.map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </div>
           <DocumentInput
-            fileLabel="OpenAPI file"
-            textLabel="OpenAPI document"
-            accept=".json,.yaml,.yml,application/json,application/yaml"
+            fileLabel="File"
+            textLabel="Document"
+            accept=".json,.yaml,.yml,.har,application/json,application/yaml"
             value={text}
             onChange={(t) => {
               setText(t);
               setError(null);
             }}
             placeholder={EXAMPLE}
-            hint={kind ? `Sent as ${kind}. At most 1 MiB.` : 'JSON or YAML, at most 1 MiB.'}
+            hint={kind ? `Sent as ${kind}. At most 32 MiB.` : 'JSON or YAML, at most 32 MiB.'}
           />
           <div className="field">
             <label htmlFor="openapi-conflict">When an endpoint already answers the route</label>
@@ -167,8 +218,8 @@ export function ImportOpenApiDialog({
             <div className="banner banner-warn banner-block" role="alert">
               <p>
                 {error.details.length === 1
-                  ? '1 operation collides with an existing endpoint'
-                  : `${error.details.length} operations collide with existing endpoints`}
+                  ? '1 record collides with the project'
+                  : `${error.details.length} records collide with the project`}
                 : nothing was imported.
               </p>
               <ul className="detail-list">
