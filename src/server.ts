@@ -16,6 +16,7 @@ import { AppError, errorBody } from './errors.js';
 import { createEgress } from './runtime/egress.js';
 import { Engine, limitEgress } from './runtime/engine.js';
 import { createMockHandler } from './runtime/mock-server.js';
+import { Recorder } from './runtime/recorder.js';
 import { RequestLog } from './runtime/request-log.js';
 import { ChangeFeed } from './store/change-feed.js';
 import { openStore, type Store } from './store/index.js';
@@ -40,6 +41,8 @@ export interface Running {
   port: number;
   store: Store;
   server: http.Server;
+  /** record mode's writer (tests wait on `settled()`) */
+  recorder: Recorder;
   log: Logger;
   close(): Promise<void>;
 }
@@ -102,6 +105,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
     });
     await feed.start();
   }
+  const recorder = new Recorder(store, log);
   const mock = createMockHandler({
     engine,
     egress,
@@ -109,6 +113,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
     log,
     renderLimit: config.caps.renderChars,
     hot: store.hot,
+    recorder,
   });
   const mockHost = config.mockDomain ? mockHostMatcher(config.mockDomain) : null;
   const root = opts.root ? await opts.root(store) : null;
@@ -188,6 +193,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     root,
     port,
+    recorder,
     store,
     server,
     log,
@@ -201,6 +207,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
         server.closeAllConnections();
         await app.close().catch(() => {});
         await feed?.close();
+        await recorder.settled();
         await requestLog.close().catch(() => {});
         await egress.close().catch(() => {});
         await store.close();

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Endpoint, Project } from '../domain/model.js';
 import { EndpointBody, EndpointPatch, ProjectBody, ProjectPatch, ProjectSchema } from '../domain/schemas.js';
 import { validateEndpoint, validateProject } from '../domain/validate.js';
+import { validationError } from '../errors.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 import { ruleView } from './rule-routes.js';
 
@@ -20,6 +21,11 @@ export function projectViewer(config: Pick<Config, 'mockDomain' | 'mockScheme'>)
   return (p) => ({ ...p, mockUrl: `${config.mockScheme}://${p.slug}.${domain}` });
 }
 
+const recordingNeedsTarget = () =>
+  validationError([
+    { path: '/recording', message: 'recording needs a fallbackUrl: the API whose answers are recorded' },
+  ]);
+
 export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps): void {
   const tags = ['projects'];
   const projectView = projectViewer(config);
@@ -36,9 +42,10 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
     async (req, reply) => {
       const me = caller(req);
       const v = validateProject(req.body, false);
+      if (v.recording && !v.fallbackUrl) throw recordingNeedsTarget();
       const project = await store.projects.create(
         me.id,
-        { name: v.name as string, fallbackUrl: v.fallbackUrl ?? null, slug: v.slug },
+        { name: v.name as string, fallbackUrl: v.fallbackUrl ?? null, slug: v.slug, recording: v.recording },
         config.maxProjectsPerUser,
       );
       reply.code(201);
@@ -50,12 +57,28 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
     projectView(await store.projects.require(caller(req).id, req.params.id)),
   );
 
-  const update = async (req: { params: Params<'id'>; body: Json } & Parameters<typeof caller>[0]) =>
-    projectView(await store.projects.update(caller(req).id, req.params.id, validateProject(req.body, true)));
+  const update = async (req: { params: Params<'id'>; body: Json } & Parameters<typeof caller>[0]) => {
+    const me = caller(req);
+    const v = validateProject(req.body, true);
+    if (v.recording !== undefined || v.fallbackUrl === null) {
+      const current = await store.projects.require(me.id, req.params.id);
+      const target = v.fallbackUrl !== undefined ? v.fallbackUrl : current.fallbackUrl;
+      // no target, no recording: clearing the fallback URL ends a recording
+      if (v.recording && !target) throw recordingNeedsTarget();
+      if (!target) v.recording = false;
+    }
+    return projectView(await store.projects.update(me.id, req.params.id, v));
+  };
   app.put<{ Params: Params<'id'>; Body: Json }>('/api/projects/:id', { schema: { tags, body: ProjectPatch } }, update);
   app.patch<{ Params: Params<'id'>; Body: Json }>(
     '/api/projects/:id',
-    { schema: { tags, summary: 'Rename, set fallbackUrl, or change the slug (409 when taken)', body: ProjectPatch } },
+    {
+      schema: {
+        tags,
+        summary: 'Rename, set fallbackUrl, switch record mode, or change the slug (409 when taken)',
+        body: ProjectPatch,
+      },
+    },
     update,
   );
 

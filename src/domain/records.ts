@@ -38,6 +38,8 @@ export const ProjectRecord = Type.Object({
   fallbackUrl: Type.Union([Type.String(), Type.Null()]),
   /** DNS label unique across the service: the mock host is `<slug>.<MOCKYARD_MOCK_DOMAIN>` (CONTRACT §9) */
   slug: Type.String({ description: 'DNS label of the project’s mock host' }),
+  /** record mode: every mock request is proxied to fallbackUrl and its answer recorded (docs/interop.md) */
+  recording: Type.Boolean({ description: 'record mode: requests go to fallbackUrl and answers become mocks' }),
   createdAt: IsoTime,
   updatedAt: IsoTime,
 });

@@ -71,6 +71,12 @@ export const ProjectBody = Type.Object(
         description: 'mock requests that match no endpoint are forwarded here (http or https)',
       }),
     ),
+    recording: Type.Optional(
+      Type.Boolean({
+        description:
+          'record mode: every mock request is forwarded to fallbackUrl and each answer becomes an endpoint, or a rule keyed by the query and body (needs a fallbackUrl)',
+      }),
+    ),
     slug: Type.Optional(
       Type.String({
         maxLength: 63,

@@ -72,6 +72,7 @@ export interface ProjectInput {
   name?: string;
   fallbackUrl?: string | null;
   slug?: string;
+  recording?: boolean;
 }
 
 export function validateProject(body: Json, partial: boolean): ProjectInput {
@@ -79,6 +80,10 @@ export function validateProject(body: Json, partial: boolean): ProjectInput {
   const out: ProjectInput = {};
   if (!partial || body.name !== undefined) out.name = projectName(body.name, p);
   if (body.fallbackUrl !== undefined) out.fallbackUrl = fallbackUrl(body.fallbackUrl, p);
+  if (body.recording !== undefined) {
+    if (typeof body.recording !== 'boolean') p.add('/recording', 'recording must be true or false');
+    else out.recording = body.recording;
+  }
   if (body.slug !== undefined) {
     if (typeof body.slug !== 'string' || !SLUG.test(body.slug))
       p.add('/slug', 'slug must be a DNS label: 1–63 of a-z, 0-9 and -, not starting or ending with -');

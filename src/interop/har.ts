@@ -6,7 +6,7 @@
  * and then holds the last (a `hold_last` sequence). A plain last group is the endpoint's answer.
  */
 import type { Condition, Step } from '../domain/model.js';
-import { cond, jsonLeaves } from './matchers.js';
+import { variantConditions } from './matchers.js';
 import { patternOf, RouteBook } from './route-book.js';
 import {
   type Converted,
@@ -82,31 +82,6 @@ function responseStep(res: Json, at: string, out: Converted): Step | null {
   return stepOf({ statusCode: status, body, headers: { 'content-type': type, ...headers } });
 }
 
-function requestConditions(req: Json, url: URL): Condition[] {
-  const conditions: Condition[] = [];
-  const seen = new Set<string>();
-  for (const [k, v] of url.searchParams) {
-    if (seen.has(k)) continue;
-    seen.add(k);
-    conditions.push(cond('query', 'equals', k, v));
-  }
-  const post = isObject(req.postData) ? req.postData : {};
-  const text = typeof post.text === 'string' ? post.text : '';
-  if (text !== '') {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    const leaves = isObject(json) || Array.isArray(json) ? jsonLeaves(json) : [];
-    if (leaves.length > 0 && leaves.length <= 20)
-      conditions.push(...leaves.map(([p, v]) => cond('body_json', 'equals', p, v)));
-    else conditions.push(cond('body', 'equals', undefined, text));
-  }
-  return conditions;
-}
-
 /** A HAR log → drafts (call `isHar` first). */
 export function convertHar(doc: Json): Converted {
   const out = emptyConverted('har');
@@ -148,7 +123,8 @@ export function convertHar(doc: Json): Converted {
       groups.set(routeKey, list);
       order.push({ ep, key: routeKey });
     }
-    const conditions = requestConditions(entry.request, url);
+    const post = isObject(entry.request.postData) ? entry.request.postData : {};
+    const conditions = variantConditions(url.search.slice(1), typeof post.text === 'string' ? post.text : '');
     const key = JSON.stringify(conditions);
     const group = list.find((g) => g.key === key);
     const last = group?.steps[group.steps.length - 1];

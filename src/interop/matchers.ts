@@ -120,3 +120,31 @@ export function mockoonCondition(
       return warn(`the operator ${String(rule.operator)} has no Mockyard condition`);
   }
 }
+
+/**
+ * What tells one captured request from another on the same route (HAR entries, recordings): its
+ * query parameters (`query equals`, the first of each name) and its body (`body_json equals` per
+ * field for a JSON body of up to 20 fields, else `body equals`).
+ */
+export function variantConditions(rawQuery: string, body: string): Condition[] {
+  const conditions: Condition[] = [];
+  const seen = new Set<string>();
+  for (const [k, v] of new URLSearchParams(rawQuery)) {
+    if (seen.has(k)) continue;
+    seen.add(k);
+    conditions.push(cond('query', 'equals', k, v));
+  }
+  if (body !== '') {
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      json = undefined;
+    }
+    const leaves = isObject(json) || Array.isArray(json) ? jsonLeaves(json) : [];
+    if (leaves.length > 0 && leaves.length <= 20)
+      conditions.push(...leaves.map(([p, v]) => cond('body_json', 'equals', p, v)));
+    else conditions.push(cond('body', 'equals', undefined, body));
+  }
+  return conditions;
+}

@@ -159,6 +159,8 @@ export interface CompiledProject {
   readonly ownerId?: string;
   readonly version: number;
   readonly fallbackUrl: string | null;
+  /** record mode: every request goes to fallbackUrl and its answer is recorded (runtime/recorder.ts) */
+  readonly recording: boolean;
   readonly router: Router<CompiledEndpoint>;
   /** some template calls faker: it must be loaded before the project is served */
   readonly usesFaker: boolean;
@@ -306,6 +308,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     id: cfg.project.id,
     version: cfg.version,
     fallbackUrl: cfg.project.fallbackUrl,
+    recording: cfg.project.recording && cfg.project.fallbackUrl !== null,
     router: router.built(),
     usesFaker: anyFaker,
     collections: new Map(

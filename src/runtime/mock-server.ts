@@ -20,6 +20,7 @@ import type { Engine, Evaluation } from './engine.js';
 import { BodyTooLarge, isoNow, readBody } from './mock-body.js';
 import type { HotState } from './ports.js';
 import { proxy } from './proxy.js';
+import type { Recorder } from './recorder.js';
 import type { LogRecord, RequestLog } from './request-log.js';
 import {
   CORS,
@@ -58,6 +59,8 @@ export interface MockServerDeps {
   renderLimit?: number;
   /** the store's hot state (collections answer through it) */
   hot: HotState;
+  /** writes the answers of projects in record mode */
+  recorder?: Recorder;
 }
 
 /** The doors into the mock path. */
@@ -220,6 +223,16 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     x.projectId = project.id;
     x.project = project;
     const { method, path } = entry;
+    if (project.recording && project.fallbackUrl && deps.recorder) {
+      // record mode: everything goes to the target, and its answer becomes a mock
+      entry.proxied = true;
+      const view = x.view();
+      const recorder = deps.recorder;
+      const id = project.id;
+      return proxy(deps.egress, project.fallbackUrl, view, x.rawBody, req, res, (answer) =>
+        recorder.record({ projectId: id, method, path, rawQuery: view.rawQuery, requestBody: x.bodyText, answer }),
+      ).then((status) => finish(x, status));
+    }
     const match = project.router.match(method, path);
     if (!match) {
       if (project.fallbackUrl) {

@@ -23,6 +23,14 @@ const HOP_BY_HOP = new Set([
   'content-length',
 ]);
 
+/** What the target answered, for the recorder (record mode). */
+export interface ProxiedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** the bytes as sent, content-encoding included */
+  bytes: Buffer;
+}
+
 /** Forwards the request to `base` + its path; the status sent to the client. */
 export async function proxy(
   egress: Egress,
@@ -31,6 +39,7 @@ export async function proxy(
   rawBody: Buffer | null,
   req: IncomingMessage,
   res: ServerResponse,
+  onAnswer?: (a: ProxiedAnswer) => void,
 ): Promise<number> {
   const headers: Record<string, string> = {};
   const requestHops = connectionTokens(view.headers.connection);
@@ -57,6 +66,7 @@ export async function proxy(
     if (r.headers['content-type'] === undefined) delete out['content-type'];
     res.writeHead(r.status, out);
     res.end(req.method === 'HEAD' ? undefined : body);
+    onAnswer?.({ status: r.status, headers: r.headers, bytes: body });
     return r.status;
   } catch (err) {
     const msg = err instanceof EgressError ? err.message : 'fallback failed';

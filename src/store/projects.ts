@@ -14,6 +14,7 @@ export interface ProjectFields {
   name: string;
   fallbackUrl?: string | null;
   slug?: string;
+  recording?: boolean;
 }
 
 const slugTaken = () => new AppError('conflict', 'That slug is taken by another project');
@@ -48,6 +49,7 @@ export class Projects {
       owner_id: ownerId,
       name: input.name,
       fallback_url: input.fallbackUrl ?? null,
+      recording: input.recording ? 1 : 0,
       created_at: at,
       updated_at: at,
     };
@@ -103,11 +105,13 @@ export class Projects {
       name?: string;
       fallback_url?: string | null;
       slug?: string;
+      recording?: number;
       version: RawBuilder<number>;
     } = { updated_at: nowIso(), version: sql<number>`version + 1` };
     if (patch.name !== undefined) set.name = patch.name;
     if (patch.fallbackUrl !== undefined) set.fallback_url = patch.fallbackUrl;
     if (patch.slug !== undefined) set.slug = patch.slug;
+    if (patch.recording !== undefined) set.recording = patch.recording ? 1 : 0;
     let updated: bigint;
     try {
       const res = await this.core.db
@@ -136,6 +140,17 @@ export class Projects {
   }
 
   /** The id of the project whose mock host is `slug` (mock traffic: no owner), or null. */
+  /** The owner of a project (the recorder writes on the owner's behalf), or null. */
+  async ownerOf(projectId: string): Promise<{ id: string; plan: string } | null> {
+    const row = await this.core.db
+      .selectFrom('projects')
+      .innerJoin('users', 'users.id', 'projects.owner_id')
+      .select(['users.id as id', 'users.plan as plan'])
+      .where('projects.id', '=', projectId)
+      .executeTakeFirst();
+    return row ?? null;
+  }
+
   async idBySlug(slug: string): Promise<string | null> {
     const r = await this.core.db.selectFrom('projects').select('id').where('slug', '=', slug).executeTakeFirst();
     return r?.id ?? null;

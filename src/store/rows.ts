@@ -13,6 +13,7 @@ export const toProject = (r: Row<'projects'>): Project => ({
   id: r.id,
   name: r.name,
   fallbackUrl: r.fallback_url ?? null,
+  recording: Boolean(r.recording),
   slug: r.slug ?? '',
   createdAt: r.created_at,
   updatedAt: r.updated_at,

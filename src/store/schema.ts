@@ -25,6 +25,7 @@ export interface ProjectsTable {
   owner_id: string;
   name: string;
   fallback_url: string | null;
+  recording: Generated<number>;
   /** DNS label, unique: the project's mock host is `<slug>.<MOCKYARD_MOCK_DOMAIN>` */
   slug: string | null;
   version: Generated<number>;

@@ -484,6 +484,18 @@ describe('dashboard', () => {
     ]);
     expect(await callMock(`${base}/m/${copyId}/api/ping`)).toEqual({ status: 200, body: 'pong' });
     expect(await callMock(`${base}/m/${copyId}/api/orders`)).toEqual({ status: 200, body: '{\n  "orders": []\n}' });
+
+    // --- record mode needs a fallback URL; then the project header says it is recording ---------
+    await page.getByText('Fallback and recording').click();
+    const fallback = page.getByRole('form', { name: 'Fallback and recording' });
+    await fallback.getByRole('checkbox', { name: /Record: send every request/ }).check();
+    await fallback.getByRole('button', { name: 'Save' }).click();
+    await visible(fallback.getByText('recording needs a fallbackUrl', { exact: false }));
+    await fallback.getByRole('textbox', { name: /Fallback URL/ }).fill('http://127.0.0.1:9/');
+    await fallback.getByRole('button', { name: 'Save' }).click();
+    await visible(fallback.getByText('Saved: recording.'));
+    await visible(page.locator('.fallback-panel summary .badge-warn'));
+    await shot(page, 'fallback-recording.png');
     await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
     await poll(() => page.getByRole('list', { name: 'Your projects' }).getByRole('listitem').count()).toBe(3);
 

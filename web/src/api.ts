@@ -158,6 +158,8 @@ export const api = {
   project: (id: string, signal?: AbortSignal) => request<Project>('GET', `/api/projects/${enc(id)}`, undefined, signal),
   createProject: (name: string) => request<Project>('POST', '/api/projects', { name }),
   renameProject: (id: string, name: string) => request<Project>('PATCH', `/api/projects/${enc(id)}`, { name }),
+  updateProject: (id: string, patch: { fallbackUrl?: string | null; recording?: boolean }) =>
+    request<Project>('PATCH', `/api/projects/${enc(id)}`, patch),
   deleteProject: (id: string) => request<void>('DELETE', `/api/projects/${enc(id)}`),
 
   endpoints: (pid: string, signal?: AbortSignal) =>

@@ -118,6 +118,10 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
           'CREATE INDEX IF NOT EXISTS api_keys_user ON api_keys(user_id)',
         ]),
     },
+    // record mode (CONTRACT §12 "Record"): proxied answers become endpoints and rules
+    '0006_project_recording': {
+      up: (db) => run(db, ['ALTER TABLE projects ADD COLUMN recording INTEGER NOT NULL DEFAULT 0']),
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link, navigate, paths } from '../router';
 import type { Project } from '../types';
 import { RenameProject, useDeleteProject } from './ProjectActions';
+import { ProjectFallback } from './ProjectFallback';
 import { ExportDialog } from './ProjectTransfer';
 import { CopyLine } from './ui';
 
@@ -71,6 +72,17 @@ export function ProjectHeader({
         </div>
       )}
       <CopyLine label="Mock base URL" text={base} what="mock base URL" testId="mock-base" />
+      <details className="fallback-panel">
+        <summary>
+          Fallback and recording
+          {project.recording ? (
+            <span className="badge badge-warn"> recording</span>
+          ) : (
+            project.fallbackUrl && <span className="muted small"> → {project.fallbackUrl}</span>
+          )}
+        </summary>
+        <ProjectFallback project={project} onSaved={onRenamed} />
+      </details>
       {exporting && <ExportDialog project={project} onClose={() => setExporting(false)} />}
       <nav className="tabs" aria-label="Project sections">
         <Link href={paths.project(project.id)} aria-current={tab === 'endpoints' ? 'page' : undefined}>

@@ -1,0 +1,119 @@
+/**
+ * Record mode (docs/interop.md "Record"): with a project's `recording` on, every mock request is
+ * proxied to its fallbackUrl (through the SSRF-safe egress, proxy.ts) and each answer becomes a mock —
+ * the first answer on a method and path an endpoint, an answer to a request that differs by query
+ * or body a rule matching that query and body. The same variant again records nothing. Writes run
+ * after the answer is sent, one at a time per process, so a burst of requests neither races on one
+ * route nor holds the mock path.
+ */
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import type { Logger } from 'pino';
+import { RULE_LIMITS } from '../domain/constants.js';
+import type { Plan } from '../domain/model.js';
+import { validateEndpoint, validateRule } from '../domain/validate.js';
+import { AppError } from '../errors.js';
+import { variantConditions } from '../interop/matchers.js';
+import { patternOf } from '../interop/route-book.js';
+import type { Store } from '../store/index.js';
+import type { ProxiedAnswer } from './proxy.js';
+import { routeKey } from './router.js';
+
+export interface Recording {
+  projectId: string;
+  method: string;
+  path: string;
+  rawQuery: string;
+  requestBody: string;
+  answer: ProxiedAnswer;
+}
+
+const DECODERS: Record<string, (b: Buffer) => Promise<Buffer>> = {
+  gzip: promisify(zlib.gunzip),
+  'x-gzip': promisify(zlib.gunzip),
+  deflate: promisify(zlib.inflate),
+  br: promisify(zlib.brotliDecompress),
+};
+
+/** The body as text, decoded from its content-encoding; null when it is not UTF-8 text. */
+async function textOf(a: ProxiedAnswer): Promise<string | null> {
+  let bytes = a.bytes;
+  const encoding = (a.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity' && encoding !== '') {
+    const decode = DECODERS[encoding];
+    if (!decode) return null;
+    bytes = await decode(bytes);
+  }
+  const text = bytes.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(bytes) ? text : null;
+}
+
+export class Recorder {
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+  ) {}
+
+  /** Queues one proxied exchange; never throws (a failed recording is logged). */
+  record(r: Recording): void {
+    this.chain = this.chain.then(() =>
+      this.write(r).catch((err) => this.log.warn({ err, projectId: r.projectId }, 'recording failed')),
+    );
+  }
+
+  /** Resolves when every queued recording is written (tests, shutdown). */
+  settled(): Promise<void> {
+    return this.chain;
+  }
+
+  private async write(r: Recording): Promise<void> {
+    const owner = await this.store.projects.ownerOf(r.projectId);
+    if (!owner) return;
+    const body = await textOf(r.answer);
+    if (body === null) {
+      this.log.info({ projectId: r.projectId, path: r.path }, 'not recorded: the answer is not text');
+      return;
+    }
+    const contentType = r.answer.headers['content-type'] ?? (body === '' ? '' : 'application/octet-stream');
+    const pattern = patternOf(r.path, { params: false });
+    const conditions = variantConditions(r.rawQuery, r.requestBody);
+    const endpoints = await this.store.endpoints.list(owner.id, r.projectId);
+    const key = `${r.method} ${routeKey(pattern)}`;
+    let endpoint = endpoints.find((e) => `${e.method} ${routeKey(e.path)}` === key);
+    const step = { statusCode: r.answer.status, body, headers: contentType ? { 'content-type': contentType } : {} };
+    if (!endpoint) {
+      const input = validateEndpoint({
+        method: r.method,
+        path: pattern,
+        statusCode: r.answer.status,
+        responseBody: body,
+        contentType,
+      });
+      endpoint = await this.store.endpoints.create(owner.id, r.projectId, input);
+      if (conditions.length === 0) return;
+    } else {
+      const rules = await this.store.rules.list(owner.id, r.projectId, endpoint.id);
+      const same = JSON.stringify(conditions);
+      if (conditions.length === 0 || rules.some((x) => JSON.stringify(x.conditions) === same)) return;
+    }
+    const name = `recorded ${conditions.map((c) => `${c.key ?? c.target}=${c.value ?? ''}`).join(' ')}`.slice(0, 100);
+    const rule = validateRule({ name, conditions, response: { mode: 'loop', steps: [step] } });
+    try {
+      await this.store.rules.create(
+        owner.id,
+        r.projectId,
+        endpoint.id,
+        rule,
+        RULE_LIMITS[owner.plan as Plan] ?? RULE_LIMITS.free,
+      );
+    } catch (e) {
+      if (!(e instanceof AppError && e.code === 'plan_limit_exceeded')) throw e;
+      this.log.info(
+        { projectId: r.projectId, path: r.path },
+        'not recorded: the plan’s rules per endpoint are used up',
+      );
+    }
+  }
+}
