@@ -5,14 +5,14 @@
  * lives in this encapsulated scope, so every other management write still answers 415 to anything
  * but JSON. Every route answers the same report.
  */
+import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { RULE_LIMITS } from '../domain/model.js';
-import { parseYaml } from '../domain/openapi-import.js';
+import { importPool } from '../domain/openapi-import.js';
 import { EndpointRecord } from '../domain/records.js';
 import { ErrorSchema } from '../domain/schemas.js';
-import { applyImport, type OnConflict } from '../interop/apply.js';
-import { convertDocument } from '../interop/convert.js';
+import { applyImport, type ImportReport, type OnConflict } from '../interop/apply.js';
 import { FOREIGN_FORMATS, IMPORT_FORMATS, type ImportFormat } from '../interop/types.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 
@@ -59,19 +59,44 @@ const DESCRIBED: Record<string, string> = {
   har: 'Import a HAR 1.2 capture (each entry’s response becomes an answer)',
 };
 
+/** The report as JSON text in pieces, yielding to the event loop between them. */
+function reportStream(report: ImportReport): Readable {
+  const parts = function* () {
+    yield `{"format":${JSON.stringify(report.format)}`;
+    for (const key of ['created', 'replaced', 'skipped', 'warnings'] as const) {
+      yield `,${JSON.stringify(key)}:[`;
+      const list: unknown[] = report[key];
+      for (let i = 0; i < list.length; i += 50)
+        yield (i === 0 ? '' : ',') +
+          list
+            .slice(i, i + 50)
+            .map((x) => JSON.stringify(x))
+            .join(',');
+      yield ']';
+    }
+    yield '}';
+  };
+  const it = parts();
+  return new Readable({
+    read() {
+      setImmediate(() => {
+        const next = it.next();
+        this.push(next.done ? null : next.value);
+      });
+    },
+  });
+}
+
 export function importRoutes(app: FastifyInstance, { store, config }: ApiDeps): void {
   const tags = ['interop'];
   app.register(async (scope) => {
-    // The routes' bodyLimit (the import limit, 32 MiB by default) applies to this parser as well.
-    scope.addContentTypeParser(YAML_TYPES, { parseAs: 'string' }, (_req, body, done) => {
-      const text = String(body);
-      if (text.trim() === '') return done(null, undefined);
-      try {
-        done(null, parseYaml(text));
-      } catch (e) {
-        done(e as Error, undefined);
-      }
-    });
+    // The body goes to the import worker as text: parsing 32 MiB of JSON or YAML is worker work too.
+    // The routes' bodyLimit (the import limit, 32 MiB by default) applies to these parsers.
+    // It goes as bytes, moved (not copied) to the worker, which decodes it.
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser(['application/json', ...YAML_TYPES], { parseAs: 'buffer' }, (_req, body, done) =>
+      done(null, body),
+    );
 
     const route = (url: string, format: ImportFormat | null, summary: string) =>
       scope.post<{ Params: Params<'projectId'>; Querystring: { onConflict?: OnConflict }; Body: unknown }>(
@@ -87,15 +112,19 @@ export function importRoutes(app: FastifyInstance, { store, config }: ApiDeps): 
             response: { 200: ImportReportSchema, 409: ErrorSchema },
           },
         },
-        async (req) => {
+        async (req, reply) => {
           const me = caller(req);
           const project = await store.projects.require(me.id, req.params.projectId);
-          const converted = await convertDocument(req.body, format, me.id);
-          return applyImport(store, me.id, project, converted, {
+          const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+          const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+          const converted = await importPool().convert(me.id, body, YAML_TYPES.includes(type), format);
+          const report = await applyImport(store, me.id, project, converted, {
             onConflict: req.query.onConflict ?? 'fail',
             maxEndpoints: config.maxEndpointsPerProject,
             rulesPerEndpoint: RULE_LIMITS[me.plan],
           });
+          // a report of thousands of endpoints is written a piece at a time, not serialized in one go
+          return reply.type('application/json').send(reportStream(report));
         },
       );
 

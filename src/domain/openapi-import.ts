@@ -16,6 +16,7 @@ import { type ErrorDetail, validationError } from '../errors.js';
 import { routeKey, validatePattern } from '../runtime/router.js';
 import { type HttpMethod, METHODS } from './model.js';
 import { exampleFromSchema } from './openapi-example.js';
+import type { LoadAnswer } from './openapi-load.js';
 import { ParserPool, type ParserPoolOptions } from './parser-pool.js';
 
 export { exampleFromSchema } from './openapi-example.js';
@@ -84,18 +85,20 @@ function detailOf(message: string): ErrorDetail {
 
 let pool: ParserPool | null = null;
 
+/** The pool of import workers (created on first use). */
+export function importPool(): ParserPool {
+  pool ??= new ParserPool();
+  return pool;
+}
+
 /** Sets the parser pool's time budget (the server's MOCKYARD_IMPORT_TIMEOUT_MS) before the first import. */
 export function configureParser(opts: ParserPoolOptions): void {
   void pool?.close();
   pool = new ParserPool(opts);
 }
 
-/**
- * Checks that `input` is an OpenAPI 3.0 / 3.1 or Swagger 2.0 document and answers it dereferenced,
- * Swagger converted to OpenAPI 3.0 (a copy: the input is not changed). Throws a 400
- * validation_failed whose details list the problems, or name the first external `$ref`.
- */
-export async function loadOpenApiDocument(input: unknown, owner = ''): Promise<{ doc: Json; swagger: boolean }> {
+/** Throws the 400 of a body that is not an OpenAPI 3.0 / 3.1 or Swagger 2.0 document. */
+export function checkOpenApiVersion(input: unknown): asserts input is Json {
   if (!isObject(input)) throw validationError([{ path: '/', message: 'the body must be an OpenAPI document object' }]);
   const version = input.openapi ?? input.swagger;
   const known =
@@ -105,8 +108,10 @@ export async function loadOpenApiDocument(input: unknown, owner = ''): Promise<{
     const at = input.openapi === undefined && input.swagger !== undefined ? '/swagger' : '/openapi';
     throw validationError([{ path: at, message: 'openapi must be a 3.0.x or 3.1.x version string, or swagger "2.0"' }]);
   }
-  pool ??= new ParserPool();
-  const answer = await pool.run(owner, input);
+}
+
+/** A loader's answer as the document, or the 400 that names its problems or its first external `$ref`. */
+export function loadedOrThrow(answer: LoadAnswer): { doc: Json; swagger: boolean } {
   if (answer.ok) return { doc: answer.doc, swagger: answer.swagger };
   if (answer.external) {
     const { ref, at } = answer.external;
@@ -116,6 +121,16 @@ export async function loadOpenApiDocument(input: unknown, owner = ''): Promise<{
   const details = answer.errors.slice(0, 20).map(detailOf);
   if (answer.more > 0) details.push({ path: '/', message: `and ${answer.more} more errors` });
   throw validationError(details, 'The OpenAPI document is not valid');
+}
+
+/**
+ * Checks that `input` is an OpenAPI 3.0 / 3.1 or Swagger 2.0 document and answers it dereferenced,
+ * Swagger converted to OpenAPI 3.0 (a copy: the input is not changed), from a worker of the pool.
+ */
+export async function loadOpenApiDocument(input: unknown, owner = ''): Promise<{ doc: Json; swagger: boolean }> {
+  checkOpenApiVersion(input);
+  pool ??= new ParserPool();
+  return loadedOrThrow(await pool.load(owner, input));
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -27,11 +27,11 @@ describe('ParserPool', () => {
   it('fails a document past its time budget with 422 document_too_complex, then serves the next one', async () => {
     pool = new ParserPool({ size: 1, timeoutMs: 1500 });
     const started = Date.now();
-    const e = await failure(pool.run('mallory', refBomb()));
+    const e = await failure(pool.load('mallory', refBomb()));
     expect(e?.code).toBe('document_too_complex');
     expect(e?.status).toBe(422);
     expect(Date.now() - started).toBeLessThan(1500 + 3000);
-    const ok = await pool.run('mallory', small);
+    const ok = await pool.load('mallory', small);
     expect(ok.ok).toBe(true);
   });
 
@@ -39,18 +39,20 @@ describe('ParserPool', () => {
     pool = new ParserPool({ size: 1, timeoutMs: 60_000, heapMb: 24 });
     const paths: Record<string, unknown> = {};
     for (let i = 0; i < 200_000; i++) paths[`/p${i}`] = { get: { responses: { '200': { description: `ok ${i}` } } } };
-    const e = await failure(pool.run('mallory', { ...small, paths }));
+    const e = await failure(pool.load('mallory', { ...small, paths }));
     expect(e?.code).toBe('document_too_complex');
-    expect((await pool.run('alice', small)).ok).toBe(true);
+    expect((await pool.load('alice', small)).ok).toBe(true);
   });
 
   it('does not hold another owner’s document behind one owner’s slow ones', async () => {
     pool = new ParserPool({ size: 2, timeoutMs: 2000 });
     const started = Date.now();
-    const bombs = [pool.run('mallory', refBomb()), pool.run('mallory', refBomb()), pool.run('mallory', refBomb())].map(
-      failure,
-    );
-    const alice = await pool.run('alice', small);
+    const bombs = [
+      pool.load('mallory', refBomb()),
+      pool.load('mallory', refBomb()),
+      pool.load('mallory', refBomb()),
+    ].map(failure);
+    const alice = await pool.load('alice', small);
     expect(alice.ok).toBe(true);
     // mallory runs one document at a time: alice got the second worker at once
     expect(Date.now() - started).toBeLessThan(1500);

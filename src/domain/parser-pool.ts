@@ -11,59 +11,35 @@
  * another user's import starts at once while one user's bomb runs out its budget).
  * A worker is stopped after a minute without work.
  */
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { AppError } from '../errors.js';
+import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
+import type { Converted, ImportFormat } from '../interop/types.js';
+import type { LoadAnswer } from './openapi-load.js';
 
-type Json = Record<string, unknown>;
-
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { validate, dereference } = require(workerData.lib);
-const options = { resolve: { external: false, file: false }, timeoutMs: workerData.timeoutMs };
-let upgrade = null;
-const esc = (k) => String(k).replace(/~/g, '~0').replace(/\\//g, '~1');
-// the first $ref that points outside the document (a file or a URL), depth first, with its JSON pointer
-function externalRef(doc) {
-  const stack = [[doc, '']];
-  while (stack.length > 0) {
-    const [v, at] = stack.pop();
-    if (v === null || typeof v !== 'object') continue;
-    if (!Array.isArray(v) && typeof v.$ref === 'string' && !v.$ref.startsWith('#')) return { ref: v.$ref, at: at + '/$ref' };
-    const keys = Object.keys(v);
-    for (let i = keys.length - 1; i >= 0; i--) stack.push([v[keys[i]], at + '/' + esc(keys[i])]);
-  }
-  return null;
+/**
+ * The worker module (interop/import-worker.ts, built to dist/). Under the test runner this module is
+ * TypeScript source and the worker runs the built copy: `npm test` builds before it tests.
+ */
+function workerFile(): URL {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.js')) return new URL('../interop/import-worker.js', import.meta.url);
+  const built = path.resolve(path.dirname(here), '../../dist/interop/import-worker.js');
+  if (!fs.existsSync(built)) throw new Error(`${built} is missing: build first (npm run build)`);
+  return new URL(`file://${built}`);
 }
-parentPort.on('message', async ({ id, doc }) => {
-  try {
-    const external = externalRef(doc);
-    if (external) {
-      parentPort.postMessage({ id, ok: false, external, errors: [], more: 0 });
-      return;
-    }
-    const result = await validate(structuredClone(doc), options);
-    if (!result.valid) {
-      parentPort.postMessage({ id, ok: false, errors: result.errors.map((e) => String(e.message)), more: result.additionalErrors });
-      return;
-    }
-    let swagger = false;
-    if (typeof doc.swagger === 'string') {
-      upgrade ??= (await import(workerData.upgrader)).upgrade;
-      doc = upgrade(doc, '3.0');
-      swagger = true;
-    }
-    parentPort.postMessage({ id, ok: true, swagger, doc: await dereference(doc, options) });
-  } catch (e) {
-    parentPort.postMessage({ id, ok: false, errors: [String((e && e.message) || e)], more: 0 });
-  }
-});
-`;
 
-export type ParserAnswer =
-  | { id: number; ok: true; doc: Json; swagger: boolean }
-  | { id: number; ok: false; errors: string[]; more: number; external?: { ref: string; at: string } };
+/** What a worker does: validate and dereference (`load`), or parse, detect and convert (`convert`). */
+export type Task =
+  | { kind: 'load'; doc: unknown }
+  | { kind: 'convert'; input: Uint8Array | unknown; yaml: boolean; format: ImportFormat | null };
+
+export type WorkerAnswer =
+  | ({ id: number; kind: 'load' } & LoadAnswer)
+  | { id: number; kind: 'convert'; ok: true; conv: Converted }
+  | { id: number; kind: 'convert'; ok: false; error: { code: ErrorCode; message: string; details?: ErrorDetail[] } };
 
 export interface ParserPoolOptions {
   /** workers at once */
@@ -78,8 +54,8 @@ export interface ParserPoolOptions {
 
 interface Job {
   owner: string;
-  doc: Json;
-  resolve: (a: ParserAnswer) => void;
+  task: Task;
+  resolve: (a: WorkerAnswer) => void;
   reject: (e: unknown) => void;
 }
 
@@ -87,6 +63,15 @@ class Slot {
   worker: Worker | null = null;
   busy = false;
   idle: NodeJS.Timeout | null = null;
+}
+
+/** The task's bytes in an ArrayBuffer of their own (a pooled Buffer shares one: copy it once). */
+function ownBuffer(t: Extract<Task, { kind: 'convert' }>): ArrayBuffer {
+  const b = t.input as Uint8Array;
+  if (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer) return b.buffer;
+  const copy = new Uint8Array(b);
+  t.input = copy;
+  return copy.buffer;
 }
 
 export class ParserPool {
@@ -103,15 +88,36 @@ export class ParserPool {
   constructor(opts: ParserPoolOptions = {}) {
     this.slots = Array.from({ length: opts.size ?? 2 }, () => new Slot());
     this.timeoutMs = opts.timeoutMs ?? 20_000;
-    this.heapMb = opts.heapMb ?? 256;
+    this.heapMb = opts.heapMb ?? 512;
     this.idleMs = opts.idleMs ?? 60_000;
   }
 
   /** Validates and dereferences `doc` for `owner` (fairness key). */
-  run(owner: string, doc: Json): Promise<ParserAnswer> {
-    return new Promise<ParserAnswer>((resolve, reject) => {
+  async load(owner: string, doc: unknown): Promise<LoadAnswer> {
+    return (await this.run(owner, { kind: 'load', doc })) as LoadAnswer;
+  }
+
+  /**
+   * Parses (bytes: UTF-8 JSON, or YAML when `yaml`; the bytes are moved to the worker), detects the format when `format` is null, and
+   * converts the document — all in a worker: the main thread gets the drafts only (CONTRACT §12).
+   * Throws the import's AppError.
+   */
+  async convert(
+    owner: string,
+    input: string | unknown,
+    yaml: boolean,
+    format: ImportFormat | null,
+  ): Promise<Converted> {
+    const a = await this.run(owner, { kind: 'convert', input, yaml, format });
+    if (a.kind !== 'convert') throw new Error('unexpected worker answer');
+    if (a.ok) return a.conv;
+    throw new AppError(a.error.code, a.error.message, a.error.details);
+  }
+
+  private run(owner: string, task: Task): Promise<WorkerAnswer> {
+    return new Promise<WorkerAnswer>((resolve, reject) => {
       const queue = this.waiting.get(owner);
-      const job = { owner, doc, resolve, reject };
+      const job = { owner, task, resolve, reject };
       if (queue) queue.push(job);
       else this.waiting.set(owner, [job]);
       this.dispatch();
@@ -145,13 +151,8 @@ export class ParserPool {
   }
 
   private start(): Worker {
-    const require = createRequire(import.meta.url);
-    const lib = require.resolve('@readme/openapi-parser');
-    // Swagger 2.0 → OpenAPI 3.0: a maintained converter (ESM), loaded by the worker on the first one
-    const upgrader = pathToFileURL(require.resolve('@scalar/openapi-upgrader')).href;
-    const w = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { lib, upgrader, timeoutMs: this.timeoutMs },
+    const w = new Worker(workerFile(), {
+      workerData: { timeoutMs: this.timeoutMs },
       resourceLimits: {
         maxOldGenerationSizeMb: this.heapMb,
         maxYoungGenerationSizeMb: Math.max(8, Math.floor(this.heapMb / 10)),
@@ -200,7 +201,7 @@ export class ParserPool {
       done();
       job.reject(new AppError('document_too_complex', message, [{ path: '/', message }]));
     };
-    const onMessage = (m: ParserAnswer) => {
+    const onMessage = (m: WorkerAnswer) => {
       if (m.id !== id || settled) return;
       done();
       job.resolve(m);
@@ -214,7 +215,10 @@ export class ParserPool {
     w.on('message', onMessage);
     w.on('exit', onExit);
     try {
-      w.postMessage({ id, doc: job.doc });
+      const t = job.task;
+      // the uploaded bytes are moved, not copied: a 32 MiB body costs the main thread nothing here
+      const transfer = t.kind === 'convert' && t.input instanceof Uint8Array ? [ownBuffer(t)] : [];
+      w.postMessage({ id, task: t }, transfer);
     } catch {
       if (settled) return;
       done();

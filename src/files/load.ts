@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parseYaml } from '../domain/openapi-import.js';
+import { loadOpenApiDocument, parseYaml } from '../domain/openapi-import.js';
 import { AppError } from '../errors.js';
 import { convertDocument, detectFormat } from '../interop/convert.js';
 import { type Converted, emptyConverted, isObject, type Json } from '../interop/types.js';
@@ -129,7 +129,7 @@ export async function loadMockFiles(root: string): Promise<Converted> {
       continue;
     }
     try {
-      merge(out, await convertDocument(doc, format, 'files'), rel);
+      merge(out, await convertDocument(doc, format, (d) => loadOpenApiDocument(d, 'files')), rel);
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       const first = e.details?.[0];

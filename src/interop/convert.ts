@@ -5,7 +5,7 @@
  */
 import { Value } from '@sinclair/typebox/value';
 import { ExportDocumentSchema } from '../domain/export.js';
-import { loadOpenApiDocument, planImport } from '../domain/openapi-import.js';
+import { planImport } from '../domain/openapi-import.js';
 import { AppError, validationError } from '../errors.js';
 import { loadFaker } from '../runtime/faker.js';
 import { convertHar, isHar } from './har.js';
@@ -31,8 +31,11 @@ export function detectFormat(doc: unknown): ImportFormat | null {
 const notA = (format: string) =>
   validationError([{ path: '/', message: `the document is not a ${format} document` }], `Not a ${format} document`);
 
-async function fromOpenApi(doc: unknown, owner: string): Promise<Converted> {
-  const loaded = await loadOpenApiDocument(doc, owner);
+/** Validates and dereferences an OpenAPI / Swagger document (in a worker: the pool, or this thread). */
+export type OpenApiLoader = (doc: unknown) => Promise<{ doc: Json; swagger: boolean }>;
+
+async function fromOpenApi(doc: unknown, load: OpenApiLoader): Promise<Converted> {
+  const loaded = await load(doc);
   await loadFaker(); // realistic example values (CONTRACT §11); loaded once, on the first import
   const plan = planImport(loaded.doc);
   const out = emptyConverted(loaded.swagger ? 'swagger' : 'openapi');
@@ -100,11 +103,12 @@ function fromExport(doc: unknown): Converted {
   return out;
 }
 
-/**
- * `doc` as `format` (detected when absent: `400 unknown_format` when nothing fits); `owner` is the
- * fairness key of the parser pool.
- */
-export async function convertDocument(doc: unknown, format: ImportFormat | null, owner: string): Promise<Converted> {
+/** `doc` as `format` (detected when absent: `400 unknown_format` when nothing fits). */
+export async function convertDocument(
+  doc: unknown,
+  format: ImportFormat | null,
+  load: OpenApiLoader,
+): Promise<Converted> {
   const f = format ?? detectFormat(doc);
   if (f === null) {
     throw new AppError('unknown_format', undefined, [
@@ -118,7 +122,7 @@ export async function convertDocument(doc: unknown, format: ImportFormat | null,
   switch (f) {
     case 'openapi':
     case 'swagger':
-      return fromOpenApi(doc, owner);
+      return fromOpenApi(doc, load);
     case 'mockyard':
       return fromExport(doc);
     case 'wiremock':

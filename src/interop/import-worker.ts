@@ -1,0 +1,78 @@
+/**
+ * The import worker (domain/parser-pool.ts starts it): every heavy step of an import runs here, off
+ * the main thread — parsing the uploaded text (JSON or YAML), detecting the format, validating,
+ * converting Swagger and dereferencing an API description, generating example bodies, and
+ * translating the other tools' files. The main thread gets the drafts (CONTRACT §12: an import never
+ * holds mock traffic for more than 100 ms).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { checkOpenApiVersion, loadedOrThrow, parseYaml } from '../domain/openapi-import.js';
+import { loadHere } from '../domain/openapi-load.js';
+import type { Task, WorkerAnswer } from '../domain/parser-pool.js';
+import { AppError } from '../errors.js';
+import { convertDocument } from './convert.js';
+
+/** `WorkerAnswer` less its id, per member of the union. */
+type Answer = WorkerAnswer extends infer T ? (T extends unknown ? Omit<T, 'id'> : never) : never;
+
+const timeoutMs: number = workerData?.timeoutMs ?? 20_000;
+
+function parse(text: string, yaml: boolean): unknown {
+  if (text.trim() === '')
+    throw new AppError('validation_failed', 'The body is empty: send a document', [
+      { path: '/', message: 'the body is empty' },
+    ]);
+  if (!yaml) {
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw new AppError('invalid_json', `The request body is not valid JSON: ${(e as Error).message}`);
+    }
+  }
+  if (text.trim() === '')
+    throw new AppError('validation_failed', 'The body is empty', [{ path: '/', message: 'the body is empty' }]);
+  return parseYaml(text);
+}
+
+const loadHereOrThrow = async (doc: unknown) => {
+  checkOpenApiVersion(doc);
+  return loadedOrThrow(await loadHere(doc, timeoutMs));
+};
+
+async function run(task: Task): Promise<Answer> {
+  if (task.kind === 'load') {
+    return { kind: 'load', ...(await loadHere(task.doc as Record<string, unknown>, timeoutMs)) };
+  }
+  try {
+    const doc =
+      task.input instanceof Uint8Array
+        ? parse(
+            Buffer.from(task.input.buffer, task.input.byteOffset, task.input.byteLength).toString('utf8'),
+            task.yaml,
+          )
+        : task.input;
+    return { kind: 'convert', ok: true, conv: await convertDocument(doc, task.format, loadHereOrThrow) };
+  } catch (e) {
+    if (e instanceof AppError)
+      return { kind: 'convert', ok: false, error: { code: e.code, message: e.message, details: e.details } };
+    return {
+      kind: 'convert',
+      ok: false,
+      error: {
+        code: 'validation_failed',
+        message: String((e as Error)?.message ?? e),
+        details: [{ path: '/', message: String((e as Error)?.message ?? e) }],
+      },
+    };
+  }
+}
+
+parentPort?.on('message', async ({ id, task }: { id: number; task: Task }) => {
+  let answer: Answer;
+  try {
+    answer = await run(task);
+  } catch (e) {
+    answer = { kind: 'load', ok: false, errors: [String((e as Error)?.message ?? e)], more: 0 };
+  }
+  parentPort?.postMessage({ id, ...answer });
+});
