@@ -120,7 +120,11 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
     },
     // record mode (CONTRACT §12 "Record"): proxied answers become endpoints and rules
     '0006_project_recording': {
-      up: (db) => run(db, ['ALTER TABLE projects ADD COLUMN recording INTEGER NOT NULL DEFAULT 0']),
+      up: async (db) => {
+        const projects = (await db.introspection.getTables()).find((t) => t.name === 'projects');
+        if (!projects?.columns.some((c) => c.name === 'recording'))
+          await run(db, ['ALTER TABLE projects ADD COLUMN recording INTEGER NOT NULL DEFAULT 0']);
+      },
     },
   };
 }
