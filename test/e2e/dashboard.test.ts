@@ -324,7 +324,8 @@ describe('dashboard', () => {
     await poll(() => page.getByRole('list', { name: 'Requests', exact: true }).getByRole('button').count()).toBe(3);
     await page.getByRole('list', { name: 'Requests', exact: true }).getByRole('button').first().click();
     await visible(detail.getByText('VIP customers — did not match'));
-    await visible(detail.getByText(/Condition 1 failed/));
+    // expected vs received, for the condition that failed
+    await visible(detail.getByText(/Condition 1: header x-tier equals “vip” — received nothing/));
 
     // --- mock sessions: each X-Mockyard-Session value has its own sequence ----------------------
     const inSession = (session: string) => callMock(mockUrl, { 'x-tier': 'vip', 'x-mockyard-session': session });
@@ -350,6 +351,25 @@ describe('dashboard', () => {
     await allRows.filter({ hasText: 'session run-b' }).click();
     await visible(detail.getByRole('definition').filter({ hasText: 'session run-b' }));
     await shot(page, 'live-requests.png');
+
+    // --- filters live in the URL (a shared link shows the same view); replay sends a request again
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('2xx');
+    await page.getByRole('searchbox', { name: 'Path' }).fill('ORDERS');
+    await page.getByRole('combobox', { name: 'Session', exact: true }).selectOption({ label: 'run-a' });
+    await poll(() => new URL(page.url()).search).toBe('?status=2xx&path=ORDERS&session=run-a');
+    await poll(() => allRows.count()).toBe(2);
+    await page.reload();
+    await poll(() => page.getByRole('list', { name: 'Requests', exact: true }).getByRole('button').count()).toBe(2);
+    await poll(() => page.getByRole('combobox', { name: 'Status' }).inputValue()).toBe('2xx');
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await poll(() => new URL(page.url()).search).toBe('');
+    await poll(() => allRows.count()).toBe(6);
+    // the request the default answered (replaying it moves no sequence)
+    await allRows.filter({ hasText: 'default' }).click();
+    await detail.getByRole('button', { name: 'Replay' }).click();
+    await visible(detail.getByText(/Replayed: 200/));
+    await poll(() => allRows.count()).toBe(7);
+    await poll(() => allRows.filter({ hasText: 'default' }).count()).toBe(2);
     await shot(page, 'live-requests-narrow.png', true);
 
     // --- back to the endpoint: sequence state and reset ----------------------------------------
@@ -496,6 +516,34 @@ describe('dashboard', () => {
     await visible(fallback.getByText('Saved: recording.'));
     await visible(page.locator('.fallback-panel summary .badge-warn'));
     await shot(page, 'fallback-recording.png');
+
+    // --- duplicate an endpoint (its rules come along); a stale server error goes with an edit ----
+    // (GET /api/ping came from the WireMock mappings with an inactive rule for the cookie matcher)
+    await page.getByRole('button', { name: 'Duplicate endpoint GET /api/ping' }).click();
+    const pathField = page.getByLabel('Path', { exact: true });
+    await poll(() => pathField.inputValue()).toBe('/api/ping/copy');
+    await pathField.fill('/api/orders');
+    await page.getByRole('button', { name: 'Create the copy' }).click();
+    await visible(page.getByText('GET /api/orders already exists in this project'));
+    await poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-invalid'))).toBe('true');
+    expect(await pathField.getAttribute('aria-describedby')).toMatch(/path-error/);
+    await pathField.fill('/api/ping/v2');
+    await poll(() => page.getByText(/already exists in this project/).count()).toBe(0);
+    await page.getByRole('button', { name: 'Create the copy' }).click();
+    await visible(page.getByRole('heading', { name: /\/api\/ping\/v2/, level: 1 }));
+    const copiedRule = page.getByRole('article', { name: 'GET /api/ping' });
+    await visible(copiedRule);
+    // Esc closes the rule editor, and the focus goes back to the rule's Edit button
+    await copiedRule.getByRole('button', { name: 'Edit' }).click();
+    await visible(page.getByRole('form', { name: /Edit rule/ }));
+    await page.keyboard.press('Escape');
+    await poll(() => page.getByRole('form', { name: /Edit rule/ }).count()).toBe(0);
+    await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Edit');
+    // the endpoint list can be searched
+    await page.goBack();
+    await page.getByRole('searchbox', { name: 'Search' }).fill('customers');
+    await poll(() => page.getByRole('list', { name: 'Endpoints' }).getByRole('link').count()).toBe(2);
+    await visible(page.getByText('2 of 5 endpoints'));
     await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
     await poll(() => page.getByRole('list', { name: 'Your projects' }).getByRole('listitem').count()).toBe(3);
 

@@ -17,12 +17,12 @@ export function usePath(): string {
   return useSyncExternalStore(subscribe, () => window.location.pathname);
 }
 
-export function navigate(to: string, opts: { replace?: boolean } = {}): void {
+export function navigate(to: string, opts: { replace?: boolean; keepScroll?: boolean } = {}): void {
   if (to === window.location.pathname + window.location.search) return;
   if (opts.replace) window.history.replaceState(null, '', to);
   else window.history.pushState(null, '', to);
   window.dispatchEvent(new Event(EVENT));
-  window.scrollTo(0, 0);
+  if (!opts.keepScroll) window.scrollTo(0, 0);
 }
 
 export type Route =

@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { ApiError, type EndpointInput, errorMessage } from '../api';
 import { anchorErrors } from '../hooks';
 import { METHODS } from '../types';
@@ -56,6 +56,15 @@ export function EndpointForm({
   const [busy, setBusy] = useState(false);
   const [touched, setTouched] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  // the values a server error was about: an edit clears it (no stale "already exists" for a new path)
+  const [failedWith, setFailedWith] = useState<{ method: string; path: string } | null>(null);
+  const edited =
+    <T,>(set: (v: T) => void) =>
+    (v: T) => {
+      set(v);
+      if (error !== null) setError(null);
+    };
+  const formRef = useRef<HTMLFormElement>(null);
 
   const local = touched ? localCheck({ path, statusCode, contentType }) : new Map<string, string[]>();
   const server = anchorErrors(error instanceof ApiError ? error.details : [], [
@@ -67,8 +76,10 @@ export function EndpointForm({
   ]);
   const errs = (k: string) => [...(local.get(k) ?? []), ...(server.get(k) ?? [])];
   const pathErrors = errs('/path');
-  if (error instanceof ApiError && error.code === 'conflict') {
-    pathErrors.push(`${method} ${path} already exists in this project; pick another method or path.`);
+  if (error instanceof ApiError && error.code === 'conflict' && failedWith) {
+    pathErrors.push(
+      `${failedWith.method} ${failedWith.path} already exists in this project; pick another method or path.`,
+    );
   }
   const general =
     error &&
@@ -85,9 +96,15 @@ export function EndpointForm({
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setTouched(true);
-    if (localCheck({ path, statusCode, contentType }).size > 0) return;
+    const focusFirstInvalid = () =>
+      requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+    if (localCheck({ path, statusCode, contentType }).size > 0) {
+      focusFirstInvalid();
+      return;
+    }
     setBusy(true);
     setError(null);
+    setFailedWith({ method, path });
     try {
       await onSubmit({
         method: method as EndpointInput['method'],
@@ -98,22 +115,29 @@ export function EndpointForm({
       });
     } catch (err) {
       setError(err);
+      focusFirstInvalid();
     } finally {
       setBusy(false);
     }
   };
 
   return (
-    <form className="endpoint-form" onSubmit={submit}>
+    <form className="endpoint-form" onSubmit={submit} ref={formRef}>
       <div className="grid-ep">
         <div className="field">
           <label htmlFor={`${id}-method`}>Method</label>
-          <select id={`${id}-method`} value={method} onChange={(e) => setMethod(e.target.value)}>
+          <select
+            id={`${id}-method`}
+            value={method}
+            aria-invalid={errs('/method').length > 0}
+            aria-describedby={errs('/method').length > 0 ? `${id}-method-error` : undefined}
+            onChange={(e) => edited(setMethod)(e.target.value)}
+          >
             {METHODS.map((m) => (
               <option key={m}>{m}</option>
             ))}
           </select>
-          <FieldError messages={errs('/method')} />
+          <FieldError id={`${id}-method-error`} messages={errs('/method')} />
         </div>
         <div className="field">
           <label htmlFor={`${id}-path`}>Path</label>
@@ -123,14 +147,14 @@ export function EndpointForm({
             placeholder="/api/users/:id"
             spellCheck={false}
             aria-invalid={pathErrors.length > 0}
-            aria-describedby={`${id}-path-hint`}
-            onChange={(e) => setPath(e.target.value)}
+            aria-describedby={pathErrors.length > 0 ? `${id}-path-error ${id}-path-hint` : `${id}-path-hint`}
+            onChange={(e) => edited(setPath)(e.target.value)}
             onBlur={() => setTouched(true)}
           />
           <p id={`${id}-path-hint`} className="hint">
             <code>:name</code> matches one segment, a final <code>*</code> the rest.
           </p>
-          <FieldError messages={pathErrors} />
+          <FieldError id={`${id}-path-error`} messages={pathErrors} />
         </div>
         <div className="field">
           <label htmlFor={`${id}-status`}>Status</label>
@@ -139,10 +163,11 @@ export function EndpointForm({
             inputMode="numeric"
             value={statusCode}
             aria-invalid={errs('/statusCode').length > 0}
-            onChange={(e) => setStatusCode(e.target.value.trim())}
+            aria-describedby={errs('/statusCode').length > 0 ? `${id}-status-error` : undefined}
+            onChange={(e) => edited(setStatusCode)(e.target.value.trim())}
             onBlur={() => setTouched(true)}
           />
-          <FieldError messages={errs('/statusCode')} />
+          <FieldError id={`${id}-status-error`} messages={errs('/statusCode')} />
         </div>
         <div className="field">
           <label htmlFor={`${id}-ct`}>Content type</label>
@@ -152,20 +177,21 @@ export function EndpointForm({
             value={contentType}
             spellCheck={false}
             aria-invalid={errs('/contentType').length > 0}
-            onChange={(e) => setContentType(e.target.value)}
+            aria-describedby={errs('/contentType').length > 0 ? `${id}-ct-error` : undefined}
+            onChange={(e) => edited(setContentType)(e.target.value)}
           />
           <datalist id={`${id}-ct-list`}>
             {CONTENT_TYPES.map((c) => (
               <option key={c} value={c} />
             ))}
           </datalist>
-          <FieldError messages={errs('/contentType')} />
+          <FieldError id={`${id}-ct-error`} messages={errs('/contentType')} />
         </div>
       </div>
       <JsonEditor
         label="Response body"
         value={body}
-        onChange={setBody}
+        onChange={edited(setBody)}
         json={isJsonType(contentType)}
         errors={errs('/responseBody')}
         placeholder={isJsonType(contentType) ? '{ "id": "{{request.params.id}}", "name": "Ada" }' : ''}

@@ -1,8 +1,10 @@
 /** One request-log entry in detail: the request, the rules' trace, the actions and the answer. */
-import { formatMs, MethodBadge, StatusBadge } from '../components/ui';
+import { useState } from 'react';
+import { CopyButton, formatMs, MethodBadge, StatusBadge } from '../components/ui';
 import { Link, paths } from '../router';
 import { describeCondition } from '../rules/draft';
 import type { Endpoint, LogEntry, Rule } from '../types';
+import { curlOf, replayInit, requestUrl, ruleStatuses } from './inspect';
 
 export function queryText(q: LogEntry['query']): string {
   if (!q) return '';
@@ -49,20 +51,121 @@ export function SessionBadge({ session }: { session: string }) {
 }
 
 /** The session filter: every request, only those without a session, or one session's. */
+const quoted = (v: string | undefined) => (v === undefined ? 'nothing' : `“${v}”`);
+
+/**
+ * Every rule of the endpoint in evaluation order and what it did with this request: matched, failed
+ * at condition N (expected vs received), skipped as inactive, or not reached.
+ */
+function RuleTrace({ e, rulesById }: { e: LogEntry; rulesById: Map<string, Rule> }) {
+  const traces = e.rules ?? [];
+  const statuses = ruleStatuses(e, [...rulesById.values()]);
+  if (statuses.length === 0 && traces.length === 0) return <p className="muted small">No rules were evaluated.</p>;
+  if (statuses.length === 0)
+    // the rules are not loaded (or were deleted): the trace as logged
+    return (
+      <ol className="trace" aria-label="Rules">
+        {traces.map((t) => (
+          <li key={t.ruleId} className={t.matched ? 'ok' : 'no'}>
+            <span className="trace-mark" aria-hidden="true">
+              {t.matched ? '✓' : '✗'}
+            </span>
+            <div>
+              <strong>{t.name}</strong> — {t.matched ? 'matched' : 'did not match'}
+              {t.failedCondition !== undefined && <div className="small">Condition {t.failedCondition + 1} failed</div>}
+              {t.reason && <div className="small muted">{t.reason}</div>}
+            </div>
+          </li>
+        ))}
+      </ol>
+    );
+  const LABEL = {
+    matched: 'matched',
+    failed: 'did not match',
+    inactive: 'skipped: inactive',
+    not_reached: 'not reached',
+  };
+  return (
+    <ol className="trace" aria-label="Rules">
+      {statuses.map((s) => (
+        <li key={s.rule.id} className={s.status === 'matched' ? 'ok' : s.status === 'failed' ? 'no' : 'skip'}>
+          <span className="trace-mark" aria-hidden="true">
+            {s.status === 'matched' ? '✓' : s.status === 'failed' ? '✗' : '–'}
+          </span>
+          <div>
+            <strong>{s.rule.name}</strong> — {LABEL[s.status]}
+            {s.rule.id === e.ruleId && <span className="tag tag-rule small">answered</span>}
+            {s.status === 'failed' && s.index !== undefined && (
+              <div className="small">
+                Condition {s.index + 1}
+                {s.condition && (
+                  <>
+                    : <code>{describeCondition(s.condition)}</code> — received{' '}
+                    {s.received.known ? (
+                      <code>{quoted(s.received.value)}</code>
+                    ) : (
+                      <span className="muted">a stored value or variable (not in the log)</span>
+                    )}
+                  </>
+                )}
+              </div>
+            )}
+            {s.status === 'failed' && s.index === undefined && s.reason && (
+              <div className="small muted">{s.reason}</div>
+            )}
+          </div>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** Copy as curl, and send the request again (the new entry arrives in the live list). */
+function ReplayActions({ e, base }: { e: LogEntry; base: string }) {
+  const [replay, setReplay] = useState<string | null>(null);
+  return (
+    <div className="row-actions detail-actions">
+      <CopyButton text={curlOf(e, base)} label="Copy as curl" what="curl command" />
+      <button
+        type="button"
+        className="btn btn-small"
+        onClick={async () => {
+          setReplay('Sending…');
+          try {
+            const r = await fetch(requestUrl(e, base), replayInit(e));
+            setReplay(`Replayed: ${r.status} ${r.statusText}`.trim());
+          } catch (err) {
+            setReplay(`Replay failed: ${err instanceof Error ? err.message : String(err)}`);
+          }
+        }}
+      >
+        Replay
+      </button>
+      {replay && (
+        <span className="muted small" role="status">
+          {replay}
+        </span>
+      )}
+    </div>
+  );
+}
+
 export function Detail({
   e,
   endpoint,
   projectId,
   rulesById,
+  base,
 }: {
   e: LogEntry;
   endpoint: Endpoint | undefined;
   projectId: string;
   rulesById: Map<string, Rule>;
+  /** the project's mock base URL */
+  base: string;
 }) {
   const headers = Object.entries(e.headers ?? {});
   const q = queryText(e.query);
-  const traces = e.rules ?? [];
   return (
     <div className="detail">
       <h2 className="detail-title" id="detail-title" tabIndex={-1}>
@@ -72,6 +175,7 @@ export function Detail({
           {q ? `?${q}` : ''}
         </span>
       </h2>
+      <ReplayActions key={e.id} e={e} base={base} />
       <dl className="facts">
         <dt>Status</dt>
         <dd>
@@ -102,37 +206,7 @@ export function Detail({
       </dl>
 
       <h3>Rules</h3>
-      {traces.length === 0 ? (
-        <p className="muted small">No rules were evaluated.</p>
-      ) : (
-        <ol className="trace">
-          {traces.map((t) => {
-            const rule = rulesById.get(t.ruleId);
-            const cond = t.failedCondition !== undefined ? rule?.conditions[t.failedCondition] : undefined;
-            return (
-              <li key={t.ruleId} className={t.matched ? 'ok' : 'no'}>
-                <span className="trace-mark" aria-hidden="true">
-                  {t.matched ? '✓' : '✗'}
-                </span>
-                <div>
-                  <strong>{t.name}</strong> — {t.matched ? 'matched' : 'did not match'}
-                  {t.failedCondition !== undefined && (
-                    <div className="small">
-                      Condition {t.failedCondition + 1} failed
-                      {cond ? (
-                        <>
-                          : <code>{describeCondition(cond)}</code>
-                        </>
-                      ) : null}
-                    </div>
-                  )}
-                  {t.reason && <div className="small muted">{t.reason}</div>}
-                </div>
-              </li>
-            );
-          })}
-        </ol>
-      )}
+      <RuleTrace e={e} rulesById={rulesById} />
 
       <h3>Actions</h3>
       {e.actions.length === 0 ? (

@@ -22,6 +22,10 @@ export function ProjectPage({ projectId }: { projectId: string }) {
   const project = useLoad((s) => api.project(projectId, s), [projectId]);
   const endpoints = useLoad((s) => api.endpoints(projectId, s), [projectId]);
   const [creating, setCreating] = useState(false);
+  // "Duplicate" opens the form prefilled; the copy gets the source's rules too
+  const [copyOf, setCopyOf] = useState<Endpoint | null>(null);
+  const [search, setSearch] = useState('');
+  const [methodFilter, setMethodFilter] = useState('');
   const [importing, setImporting] = useState(false);
   const confirm = useConfirm();
   const toast = useToast();
@@ -48,7 +52,15 @@ export function ProjectPage({ projectId }: { projectId: string }) {
     }
   };
 
-  const list = endpoints.data ?? [];
+  const all = endpoints.data ?? [];
+  const needle = search.trim().toLowerCase();
+  const list = all.filter(
+    (e) => (!methodFilter || e.method === methodFilter) && (!needle || e.path.toLowerCase().includes(needle)),
+  );
+  const duplicate = (e: Endpoint) => {
+    setCopyOf(e);
+    setCreating(true);
+  };
   return (
     <div className="page">
       <ProjectHeader project={project.data} tab="endpoints" onRenamed={(p) => project.setData(() => p)} />
@@ -61,7 +73,14 @@ export function ProjectPage({ projectId }: { projectId: string }) {
               Import mocks
             </button>
             {!creating && (
-              <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+              <button
+                type="button"
+                className="btn btn-primary"
+                onClick={() => {
+                  setCopyOf(null);
+                  setCreating(true);
+                }}
+              >
                 New endpoint
               </button>
             )}
@@ -73,23 +92,69 @@ export function ProjectPage({ projectId }: { projectId: string }) {
 
         {creating && (
           <div className="card">
-            <h3>New endpoint</h3>
+            <h3>{copyOf ? `Duplicate ${copyOf.method} ${copyOf.path}` : 'New endpoint'}</h3>
             <EndpointForm
-              initial={{ ...emptyEndpoint, path: '/api/' }}
-              submitLabel="Create endpoint"
-              onCancel={() => setCreating(false)}
+              key={copyOf?.id ?? 'new'}
+              initial={
+                copyOf
+                  ? {
+                      method: copyOf.method,
+                      path: `${copyOf.path.replace(/\/+$/, '')}/copy`,
+                      statusCode: copyOf.statusCode,
+                      responseBody: copyOf.responseBody,
+                      contentType: copyOf.contentType,
+                    }
+                  : { ...emptyEndpoint, path: '/api/' }
+              }
+              submitLabel={copyOf ? 'Create the copy' : 'Create endpoint'}
+              onCancel={() => {
+                setCreating(false);
+                setCopyOf(null);
+              }}
               onSubmit={async (input) => {
                 const e = await api.createEndpoint(projectId, input);
+                if (copyOf) {
+                  for (const r of await api.rules(projectId, copyOf.id)) {
+                    const { name, priority, active, conditions, response, actions } = r;
+                    await api.createRule(projectId, e.id, { name, priority, active, conditions, response, actions });
+                  }
+                }
                 navigate(paths.endpoint(projectId, e.id));
               }}
             />
+          </div>
+        )}
+        {all.length > 3 && (
+          <div className="filter-bar" role="search" aria-label="Find endpoints">
+            <div className="inline-field">
+              <label htmlFor="endpoint-search">Search</label>
+              <input
+                id="endpoint-search"
+                type="search"
+                placeholder="path contains…"
+                value={search}
+                onChange={(e) => setSearch(e.target.value)}
+              />
+            </div>
+            <div className="inline-field">
+              <label htmlFor="endpoint-method">Method</label>
+              <select id="endpoint-method" value={methodFilter} onChange={(e) => setMethodFilter(e.target.value)}>
+                <option value="">Any</option>
+                {[...new Set(all.map((e) => e.method))].sort().map((m) => (
+                  <option key={m}>{m}</option>
+                ))}
+              </select>
+            </div>
+            <span className="muted small" role="status">
+              {list.length} of {all.length} endpoints
+            </span>
           </div>
         )}
 
         <ErrorBanner error={endpoints.error} onRetry={endpoints.reload} />
         {endpoints.loading && !endpoints.data ? (
           <Spinner label="Loading endpoints…" />
-        ) : list.length === 0 && !endpoints.error ? (
+        ) : all.length === 0 && !endpoints.error ? (
           !creating && (
             <EmptyState
               title="No endpoints yet"
@@ -114,6 +179,14 @@ export function ProjectPage({ projectId }: { projectId: string }) {
                 </Link>
                 <StatusBadge code={e.statusCode} />
                 <span className="muted small ct">{e.contentType}</span>
+                <button
+                  type="button"
+                  className="btn btn-small btn-ghost"
+                  aria-label={`Duplicate endpoint ${e.method} ${e.path}`}
+                  onClick={() => duplicate(e)}
+                >
+                  Duplicate
+                </button>
                 <button
                   type="button"
                   className="btn btn-small btn-danger-ghost"

@@ -2,22 +2,34 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../api';
 import { useAuth } from '../auth';
 import { useConfirm } from '../components/confirm';
+import { filtersToSearch, parseFilters, passesFilters, type RequestFilters } from '../components/inspect';
 import { mockBase, ProjectHeader } from '../components/ProjectHeader';
 import { Detail, Outcome, queryText, SessionBadge } from '../components/RequestDetail';
+import { RequestFilterBar } from '../components/RequestFilters';
 import { EmptyState, ErrorBanner, formatMs, formatTime, MethodBadge, Spinner, StatusBadge } from '../components/ui';
 import { useLoad } from '../hooks';
+import { navigate } from '../router';
 import { followStream, type StreamStatus } from '../sse';
 import type { LogEntry, Rule } from '../types';
 import { NotFoundProject } from './ProjectPage';
 
 const MAX_ENTRIES = 500;
 
-type SessionFilter = { kind: 'all' } | { kind: 'none' } | { kind: 'one'; session: string };
-const filterValue = (f: SessionFilter) => (f.kind === 'one' ? `s:${f.session}` : f.kind);
-const parseFilter = (v: string): SessionFilter =>
-  v.startsWith('s:') ? { kind: 'one', session: v.slice(2) } : v === 'none' ? { kind: 'none' } : { kind: 'all' };
-const passes = (f: SessionFilter, e: LogEntry) =>
-  f.kind === 'all' ? true : f.kind === 'none' ? !e.session : e.session === f.session;
+/** Newest first: merges a batch into the list without re-sorting it (both sorted by time, newest first). */
+function mergeNewest(old: LogEntry[], incoming: LogEntry[]): LogEntry[] {
+  const fresh = incoming
+    .filter((e) => !old.some((o) => o.id === e.id))
+    .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
+  if (fresh.length === 0) return old;
+  const out: LogEntry[] = [];
+  let i = 0;
+  let j = 0;
+  while (out.length < MAX_ENTRIES && (i < fresh.length || j < old.length)) {
+    if (j >= old.length || (i < fresh.length && fresh[i].at >= old[j].at)) out.push(fresh[i++]);
+    else out.push(old[j++]);
+  }
+  return out;
+}
 
 export function RequestsPage({ projectId }: { projectId: string }) {
   const confirm = useConfirm();
@@ -30,7 +42,12 @@ export function RequestsPage({ projectId }: { projectId: string }) {
   const [status, setStatus] = useState<StreamStatus>('connecting');
   const [paused, setPaused] = useState(false);
   const [selected, setSelected] = useState<string | null>(null);
-  const [filter, setFilter] = useState<SessionFilter>({ kind: 'all' });
+  const [filters, setFiltersState] = useState<RequestFilters>(() => parseFilters(window.location.search));
+  // the filters live in the URL, so a filtered view can be shared
+  const setFilters = useCallback((f: RequestFilters) => {
+    setFiltersState(f);
+    navigate(`${window.location.pathname}${filtersToSearch(f)}`, { replace: true, keepScroll: true });
+  }, []);
   const [rulesById, setRulesById] = useState<Map<string, Rule>>(new Map());
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
@@ -38,11 +55,7 @@ export function RequestsPage({ projectId }: { projectId: string }) {
   const [tick, setTick] = useState(0);
 
   const merge = useCallback((incoming: LogEntry[]) => {
-    setEntries((old) => {
-      const byId = new Map(old.map((e) => [e.id, e]));
-      for (const e of incoming) byId.set(e.id, e);
-      return [...byId.values()].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0)).slice(0, MAX_ENTRIES);
-    });
+    setEntries((old) => mergeNewest(old, incoming));
   }, []);
 
   // Stream first, then the backlog, so nothing that happens in between is missed (merged by id).
@@ -63,10 +76,16 @@ export function RequestsPage({ projectId }: { projectId: string }) {
           return;
         }
         if (!entry || typeof entry.id !== 'string') return;
-        if (pausedRef.current) buffered.push(entry);
-        else merge([entry]);
+        buffered.push(entry);
+        // under a flood, one merge (and one render) per animation frame, not one per request
+        if (!pausedRef.current && frame === 0)
+          frame = requestAnimationFrame(() => {
+            frame = 0;
+            if (!pausedRef.current && buffered.length) merge(buffered.splice(0));
+          });
       },
     });
+    let frame = 0;
     const ctl = new AbortController();
     api
       .requests(projectId, 100, ctl.signal)
@@ -84,6 +103,7 @@ export function RequestsPage({ projectId }: { projectId: string }) {
       stream.close();
       ctl.abort();
       window.clearInterval(flush);
+      cancelAnimationFrame(frame);
     };
   }, [projectId, user, merge, tick]);
 
@@ -107,18 +127,22 @@ export function RequestsPage({ projectId }: { projectId: string }) {
   }, [entries, projectId]);
 
   const endpointsById = useMemo(() => new Map((endpoints.data ?? []).map((e) => [e.id, e])), [endpoints.data]);
-  const current = entries.find((e) => e.id === selected) ?? null;
+  const shown = useMemo(() => entries.filter((e) => passesFilters(filters, e)), [entries, filters]);
+  // a selected request that a filter hides leaves the detail pane
+  const current = shown.find((e) => e.id === selected) ?? null;
   const sessions = useMemo(() => {
     const seen = new Set<string>();
     for (const e of entries) if (e.session) seen.add(e.session);
     return [...seen].sort();
   }, [entries]);
-  const shown = useMemo(() => entries.filter((e) => passes(filter, e)), [entries, filter]);
+  const endpointRules = useMemo(() => [...rulesById.values()].sort((a, b) => (a.name < b.name ? -1 : 1)), [rulesById]);
+  const filtered = Object.keys(filters).length > 0;
 
   if (project.apiError?.status === 404) return <NotFoundProject />;
   if (!project.data)
     return project.error ? <ErrorBanner error={project.error} onRetry={project.reload} /> : <Spinner />;
 
+  const oneSession = filters.session && filters.session !== 'none' ? filters.session : undefined;
   const statusText = paused
     ? 'Paused'
     : status === 'live'
@@ -140,31 +164,10 @@ export function RequestsPage({ projectId }: { projectId: string }) {
             {statusText}
           </span>
           <span className="muted small">
-            {filter.kind === 'all' ? `${entries.length} shown` : `${shown.length} of ${entries.length} shown`}
+            {filtered ? `${shown.length} of ${entries.length} shown` : `${entries.length} shown`}
           </span>
         </div>
         <div className="row-actions">
-          {(sessions.length > 0 || filter.kind !== 'all') && (
-            <div className="inline-field">
-              <label htmlFor="session-filter">Session</label>
-              <select
-                id="session-filter"
-                value={filterValue(filter)}
-                onChange={(e) => setFilter(parseFilter(e.target.value))}
-              >
-                <option value="all">All requests</option>
-                <option value="none">No session</option>
-                {filter.kind === 'one' && !sessions.includes(filter.session) && (
-                  <option value={filterValue(filter)}>{filter.session}</option>
-                )}
-                {sessions.map((s) => (
-                  <option key={s} value={`s:${s}`}>
-                    {s}
-                  </option>
-                ))}
-              </select>
-            </div>
-          )}
           <button type="button" className="btn btn-small" aria-pressed={paused} onClick={() => setPaused((p) => !p)}>
             {paused ? 'Resume' : 'Pause'}
           </button>
@@ -177,7 +180,6 @@ export function RequestsPage({ projectId }: { projectId: string }) {
             onClick={() => {
               setEntries([]);
               setSelected(null);
-              setFilter({ kind: 'all' });
             }}
             disabled={entries.length === 0}
           >
@@ -187,12 +189,12 @@ export function RequestsPage({ projectId }: { projectId: string }) {
             type="button"
             className="btn btn-small btn-danger-ghost"
             title={
-              filter.kind === 'one'
-                ? `Delete the logged requests of session ${filter.session}`
+              oneSession
+                ? `Delete the logged requests of session ${oneSession}`
                 : 'Delete every logged request of this project'
             }
             onClick={async () => {
-              const session = filter.kind === 'one' ? filter.session : undefined;
+              const session = oneSession;
               const ok = await confirm({
                 title: session ? `Delete the log of session ${session}?` : 'Delete the request log?',
                 message: <p>Verification counts (requests/count) start again from zero.</p>,
@@ -209,6 +211,7 @@ export function RequestsPage({ projectId }: { projectId: string }) {
           </button>
         </div>
       </div>
+      <RequestFilterBar filters={filters} onChange={setFilters} sessions={sessions} rules={endpointRules} />
       <ErrorBanner error={error} onRetry={() => setTick((t) => t + 1)} />
       {loading && entries.length === 0 ? (
         <Spinner label="Loading requests…" />
@@ -226,9 +229,7 @@ export function RequestsPage({ projectId }: { projectId: string }) {
         <div className="requests">
           <ul className="request-list" aria-labelledby="requests-title">
             {shown.length === 0 && (
-              <li className="muted center request-none">
-                No request {filter.kind === 'one' ? `of session ${filter.session}` : 'without a session'} in this view.
-              </li>
+              <li className="muted center request-none">No request in this view passes the filters.</li>
             )}
             {shown.map((e) => {
               const q = queryText(e.query);
@@ -273,6 +274,7 @@ export function RequestsPage({ projectId }: { projectId: string }) {
                 endpoint={current.endpointId ? endpointsById.get(current.endpointId) : undefined}
                 projectId={projectId}
                 rulesById={rulesById}
+                base={mockBase(project.data)}
               />
             ) : (
               <p className="muted center">Select a request to see its headers, body, actions and rule matches.</p>

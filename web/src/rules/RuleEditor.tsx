@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { ApiError, errorMessage } from '../api';
 import { FieldError } from '../components/ui';
 import { anchorErrors } from '../hooks';
@@ -43,6 +43,11 @@ export function RuleEditor({
   const [tried, setTried] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  // the editor takes the focus when it opens (its first field), so Esc and typing work at once
+  useEffect(() => {
+    formRef.current?.querySelector<HTMLElement>('input, select, textarea')?.focus();
+  }, []);
 
   const local = tried ? validateDraft(d) : new Map<string, string[]>();
   const server = anchorErrors(error instanceof ApiError ? error.details : [], draftAnchors(d));
@@ -81,7 +86,19 @@ export function RuleEditor({
 
   const localCount = local.size;
   return (
-    <form className="card rule-editor" onSubmit={submit} aria-labelledby={`${id}-title`}>
+    <form
+      ref={formRef}
+      className="card rule-editor"
+      onSubmit={submit}
+      aria-labelledby={`${id}-title`}
+      onKeyDown={(e) => {
+        // Esc closes the editor (a select's own Esc closes its list first)
+        if (e.key === 'Escape' && !e.defaultPrevented) {
+          e.preventDefault();
+          onCancel();
+        }
+      }}
+    >
       <h3 id={`${id}-title`}>{title}</h3>
       <div className="grid-rule">
         <Field label="Rule name" errors={errs('/name')} className="grow">

@@ -3,180 +3,12 @@ import { api, errorMessage } from '../api';
 import { useAuth } from '../auth';
 import { useConfirm } from '../components/confirm';
 import { useToast } from '../components/toast';
-import { EmptyState, ErrorBanner, Spinner, StatusBadge } from '../components/ui';
+import { EmptyState, ErrorBanner, Spinner } from '../components/ui';
 import { useLoad } from '../hooks';
 import { RULE_LIMITS, type Rule } from '../types';
-import { ACTION_LABELS, describeCondition, FAULT_LABELS, newRuleDraft, toDraft } from './draft';
+import { newRuleDraft, toDraft } from './draft';
+import { RuleCard } from './RuleCard';
 import { RuleEditor } from './RuleEditor';
-
-function SequenceState({ rule }: { rule: Rule }) {
-  const steps = rule.response?.steps ?? [];
-  if (steps.length === 0) return null;
-  const at = Math.min(rule.state.step, steps.length - 1);
-  const step = steps[at];
-  return (
-    <span>
-      Next: step {at + 1} of {steps.length} ({step.statusCode}
-      {steps.length > 1 || step.count > 1 ? `, served ${rule.state.served} of ${step.count}` : ''})
-    </span>
-  );
-}
-
-function RuleCard({
-  rule,
-  session,
-  index,
-  total,
-  busy,
-  onToggle,
-  onMove,
-  onReset,
-  onEdit,
-  onDelete,
-}: {
-  rule: Rule;
-  session: string;
-  index: number;
-  total: number;
-  busy: boolean;
-  onToggle: (active: boolean) => void;
-  onMove: (dir: -1 | 1) => void;
-  onReset: () => void;
-  onEdit: () => void;
-  onDelete: () => void;
-}) {
-  const titleId = `rule-${rule.id}-title`;
-  return (
-    <article className={`card rule-card${rule.active ? '' : ' inactive'}`} aria-labelledby={titleId}>
-      <div className="rule-head">
-        <div className="rule-order">
-          <button
-            type="button"
-            className="btn btn-icon"
-            aria-label={`Move ${rule.name} up`}
-            disabled={busy || index === 0}
-            onClick={() => onMove(-1)}
-          >
-            ↑
-          </button>
-          <button
-            type="button"
-            className="btn btn-icon"
-            aria-label={`Move ${rule.name} down`}
-            disabled={busy || index === total - 1}
-            onClick={() => onMove(1)}
-          >
-            ↓
-          </button>
-        </div>
-        <div className="rule-title">
-          <h3 id={titleId}>{rule.name}</h3>
-          <span className="muted small">priority {rule.priority}</span>
-        </div>
-        <label className="switch">
-          <input
-            type="checkbox"
-            checked={rule.active}
-            disabled={busy}
-            aria-label={`Active: ${rule.name}`}
-            onChange={(e) => onToggle(e.target.checked)}
-          />
-          <span className="switch-track" aria-hidden="true" />
-          <span className="switch-text">{rule.active ? 'Active' : 'Off'}</span>
-        </label>
-      </div>
-
-      <dl className="rule-summary">
-        <dt>When</dt>
-        <dd>
-          {rule.conditions.length === 0 ? (
-            <span className="muted">every request</span>
-          ) : (
-            <ul className="chips">
-              {rule.conditions.map((c, i) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: conditions have no id
-                <li key={i} className="chip">
-                  {describeCondition(c)}
-                </li>
-              ))}
-            </ul>
-          )}
-        </dd>
-        {rule.actions.length > 0 && (
-          <>
-            <dt>Run</dt>
-            <dd>
-              <ul className="chips">
-                {rule.actions.map((a, i) => (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: actions have no id
-                  <li key={i} className="chip">
-                    {ACTION_LABELS[a.type]}
-                    {a.type === 'http_request' ? ` ${a.method} ${a.url}` : ` ${a.name}`}
-                    {a.type === 'http_request' && a.saveAs ? ` → vars.${a.saveAs}` : ''}
-                    {a.onError === 'stop' ? ' · stop on error' : ''}
-                  </li>
-                ))}
-              </ul>
-            </dd>
-          </>
-        )}
-        <dt>Answer</dt>
-        <dd>
-          {rule.response ? (
-            <span className="seq">
-              <span className="muted">{rule.response.mode === 'loop' ? 'Loop' : 'Hold last'}:</span>
-              {rule.response.steps.map((s, i) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: steps have no id
-                <span key={i} className={`seq-step${i === rule.state.step ? ' current' : ''}`}>
-                  <StatusBadge code={s.statusCode} />
-                  {s.count > 1 && <span className="muted">×{s.count}</span>}
-                  {s.fault && <span className="fault">{FAULT_LABELS[s.fault]}</span>}
-                  {(s.delayMs > 0 || s.delayMaxMs > 0) && (
-                    <span className="muted small">
-                      {s.delayMaxMs > s.delayMs ? `${s.delayMs}–${s.delayMaxMs}` : s.delayMs} ms
-                    </span>
-                  )}
-                </span>
-              ))}
-            </span>
-          ) : (
-            <span className="muted">none — evaluation continues</span>
-          )}
-        </dd>
-      </dl>
-
-      <div className="rule-foot">
-        <span className="state">
-          <SequenceState rule={rule} />
-          {rule.response && session && <span className="tag tag-session">session {session}</span>}
-        </span>
-        <div className="row-actions">
-          {rule.response && (
-            <button
-              type="button"
-              className="btn btn-small"
-              disabled={busy}
-              onClick={onReset}
-              title={
-                session
-                  ? `Back to step 1 for session ${session} only`
-                  : 'Back to step 1 for requests without a session, and for every mock session'
-              }
-            >
-              Reset sequence
-            </button>
-          )}
-          <button type="button" className="btn btn-small" disabled={busy} onClick={onEdit}>
-            Edit
-          </button>
-          <button type="button" className="btn btn-small btn-danger-ghost" disabled={busy} onClick={onDelete}>
-            Delete
-          </button>
-        </div>
-      </div>
-    </article>
-  );
-}
 
 export function RulesPanel({
   projectId,
@@ -196,6 +28,18 @@ export function RulesPanel({
   const sessionRef = useRef(session);
   sessionRef.current = session;
   const [editing, setEditing] = useState<string | 'new' | null>(null);
+  const focusNext = useRef<string | null>(null);
+  useEffect(() => {
+    const want = focusNext.current;
+    if (!want || busy !== null) return;
+    // a move button at the end of the list is disabled: its twin takes the focus
+    const twin = want.endsWith('-up') ? want.replace(/-up$/, '-down') : want.replace(/-down$/, '-up');
+    const el = [want, twin].map((x) => document.getElementById(x)).find((x) => x && !(x as HTMLButtonElement).disabled);
+    if (el) {
+      el.focus();
+      focusNext.current = null;
+    }
+  });
   const [busy, setBusy] = useState<string | null>(null);
   const [rowError, setRowError] = useState<{ ruleId: string; message: string } | null>(null);
   const confirm = useConfirm();
@@ -224,6 +68,9 @@ export function RulesPanel({
   const replace = (r: Rule) => setData((d) => d?.map((x) => (x.id === r.id ? withState(r, x) : x)));
 
   const run = async (ruleId: string, what: string, fn: () => Promise<void>) => {
+    // the button pressed is disabled while it runs, which drops focus: it gets it back after
+    const pressed = document.activeElement?.id;
+    if (pressed && focusNext.current === null) focusNext.current = pressed;
     setBusy(ruleId);
     setRowError(null);
     try {
@@ -260,6 +107,11 @@ export function RulesPanel({
     });
   };
 
+  // after the editor closes, focus goes back where the user was (not to <body>)
+  const close = (focusId: string) => {
+    focusNext.current = focusId;
+    setEditing(null);
+  };
   const nextPriority = list.length ? Math.max(...list.map((r) => r.priority)) + 10 : 10;
   const atLimit = list.length >= limit;
 
@@ -269,8 +121,8 @@ export function RulesPanel({
         <div>
           <h2 id="rules-title">Rules</h2>
           <p className="muted small" aria-live="polite">
-            <span className={atLimit ? 'limit-hit' : ''}>
-              {list.length} of {limit} rules
+            <span className={atLimit ? 'limit-hit' : ''} id="rule-limit">
+              {list.length} of {limit} rules{atLimit ? ' (the limit of your plan)' : ''}
             </span>{' '}
             on the {user?.plan ?? 'free'} plan · evaluated top to bottom
             {session ? (
@@ -282,7 +134,14 @@ export function RulesPanel({
           </p>
         </div>
         {editing !== 'new' && (
-          <button type="button" className="btn btn-primary" onClick={() => setEditing('new')}>
+          <button
+            type="button"
+            id="add-rule"
+            className="btn btn-primary"
+            disabled={atLimit}
+            aria-describedby={atLimit ? 'rule-limit' : undefined}
+            onClick={() => setEditing('new')}
+          >
             Add rule
           </button>
         )}
@@ -298,11 +157,11 @@ export function RulesPanel({
           title="New rule"
           submitLabel="Create rule"
           defaultContentType={contentType}
-          onCancel={() => setEditing(null)}
+          onCancel={() => close('add-rule')}
           onSave={async (input) => {
             const r = await api.createRule(projectId, endpointId, input);
             setData((d) => [...(d ?? []), r].sort((a, b) => a.priority - b.priority));
-            setEditing(null);
+            close(`rule-${r.id}-edit`);
             toast(`Created rule ${r.name}`);
           }}
         />
@@ -325,13 +184,13 @@ export function RulesPanel({
                   title={`Edit rule ${r.name}`}
                   submitLabel="Save rule"
                   defaultContentType={contentType}
-                  onCancel={() => setEditing(null)}
+                  onCancel={() => close(`rule-${r.id}-edit`)}
                   onSave={async (input) => {
                     const u = await api.updateRule(projectId, endpointId, r.id, input);
                     setData((d) =>
                       d?.map((x) => (x.id === u.id ? withState(u, x) : x)).sort((a, b) => a.priority - b.priority),
                     );
-                    setEditing(null);
+                    close(`rule-${r.id}-edit`);
                     toast(`Saved rule ${u.name}`);
                   }}
                 />
@@ -360,6 +219,25 @@ export function RulesPanel({
                     })
                   }
                   onEdit={() => setEditing(r.id)}
+                  onDuplicate={
+                    atLimit
+                      ? undefined
+                      : () =>
+                          run(r.id, 'duplicate the rule', async () => {
+                            const { name, priority, active, conditions, response, actions } = r;
+                            const c = await api.createRule(projectId, endpointId, {
+                              name: `${name} (copy)`.slice(0, 100),
+                              priority,
+                              active,
+                              conditions,
+                              response,
+                              actions,
+                            });
+                            setData((d) => [...(d ?? []), c].sort((a, b) => a.priority - b.priority));
+                            focusNext.current = `rule-${c.id}-edit`;
+                            toast(`Duplicated rule ${name}`);
+                          })
+                  }
                   onDelete={async () => {
                     const ok = await confirm({
                       title: `Delete rule “${r.name}”?`,
