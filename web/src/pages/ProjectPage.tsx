@@ -125,7 +125,7 @@ export function ProjectPage({ projectId }: { projectId: string }) {
           </div>
         )}
         {all.length > 3 && (
-          <div className="filter-bar" role="search" aria-label="Find endpoints">
+          <search className="filter-bar" aria-label="Find endpoints">
             <div className="inline-field">
               <label htmlFor="endpoint-search">Search</label>
               <input
@@ -148,7 +148,7 @@ export function ProjectPage({ projectId }: { projectId: string }) {
             <span className="muted small" role="status">
               {list.length} of {all.length} endpoints
             </span>
-          </div>
+          </search>
         )}
 
         <ErrorBanner error={endpoints.error} onRetry={endpoints.reload} />
