@@ -8,6 +8,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -194,11 +195,34 @@ const visible = (l: Locator) => l.waitFor({ state: 'visible' });
 /** Polls a value until the assertion holds (10 s). */
 const poll = <T>(fn: () => Promise<T>) => expect.poll(fn, { timeout: 10_000, interval: 100 });
 
+/** axe-core, evaluated in the page (CDP evaluation is not subject to the dashboard's CSP). */
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** Every view that is photographed is scanned too (WCAG 2.0–2.2 A and AA): none may have a violation. */
+const violations: string[] = [];
+
+async function scan(page: Page, name: string): Promise<void> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  const result = (await page.evaluate(() =>
+    // biome-ignore lint/suspicious/noExplicitAny: axe is a global of the page
+    (window as any).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] },
+    }),
+  )) as { violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] };
+  for (const v of result.violations)
+    violations.push(
+      `${name}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.length} element(s), e.g. ${v.nodes
+        .slice(0, 3)
+        .map((n) => n.target.join(' '))
+        .join(' | ')}`,
+    );
+}
+
 async function shot(page: Page, name: string, narrow = false): Promise<void> {
   const size = page.viewportSize();
   if (narrow) await page.setViewportSize({ width: 400, height: 860 });
   // Let transitions settle; leave passing toasts out of the picture.
   await page.waitForTimeout(300);
+  await scan(page, name);
   await page.screenshot({
     path: path.join(shots, name),
     fullPage: true,
@@ -544,6 +568,22 @@ describe('dashboard', () => {
     await page.getByRole('searchbox', { name: 'Search' }).fill('customers');
     await poll(() => page.getByRole('list', { name: 'Endpoints' }).getByRole('link').count()).toBe(2);
     await visible(page.getByText('2 of 5 endpoints'));
+
+    // --- the Data tab and the API keys page (scanned with axe, as every view photographed) -------
+    await page.getByRole('link', { name: 'Data', exact: true }).click();
+    await visible(page.getByRole('heading', { name: 'Collections' }));
+    await shot(page, 'data.png');
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await visible(page.getByRole('heading', { name: 'API keys', level: 1 }));
+    const keyForm = page.getByRole('form', { name: 'New API key' });
+    await keyForm.getByLabel('Name').fill('ci');
+    await keyForm.getByRole('button', { name: 'Create key' }).click();
+    await visible(page.getByTestId('new-key'));
+    await shot(page, 'api-keys.png');
+    await page.getByRole('button', { name: 'Revoke', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Revoke ci?' }).getByRole('button', { name: 'Revoke' }).click();
+    await poll(() => page.getByRole('list', { name: 'API keys' }).getByRole('listitem').count()).toBe(0);
+    await page.goBack();
     await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
     await poll(() => page.getByRole('list', { name: 'Your projects' }).getByRole('listitem').count()).toBe(3);
 
@@ -562,6 +602,7 @@ describe('dashboard', () => {
     expect(await page.evaluate("window.localStorage.getItem('mockyard.token')")).toBeNull();
 
     expect(pageErrors).toEqual([]);
+    expect(violations, violations.join('\n')).toEqual([]);
     await context.close();
   }, 120_000);
 });
