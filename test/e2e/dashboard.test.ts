@@ -201,12 +201,9 @@ const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-c
 const violations: string[] = [];
 
 async function scan(page: Page, name: string): Promise<void> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  const result = (await page.evaluate(() =>
-    // biome-ignore lint/suspicious/noExplicitAny: axe is a global of the page
-    (window as any).axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] },
-    }),
+  if (!(await page.evaluate("'axe' in window"))) await page.evaluate(AXE_SOURCE);
+  const result = (await page.evaluate(
+    "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] } })",
   )) as { violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] };
   for (const v of result.violations)
     violations.push(
@@ -380,13 +377,13 @@ describe('dashboard', () => {
     await page.getByRole('combobox', { name: 'Status' }).selectOption('2xx');
     await page.getByRole('searchbox', { name: 'Path' }).fill('ORDERS');
     await page.getByRole('combobox', { name: 'Session', exact: true }).selectOption({ label: 'run-a' });
-    await poll(() => new URL(page.url()).search).toBe('?status=2xx&path=ORDERS&session=run-a');
+    await poll(async () => new URL(page.url()).search).toBe('?status=2xx&path=ORDERS&session=run-a');
     await poll(() => allRows.count()).toBe(2);
     await page.reload();
     await poll(() => page.getByRole('list', { name: 'Requests', exact: true }).getByRole('button').count()).toBe(2);
     await poll(() => page.getByRole('combobox', { name: 'Status' }).inputValue()).toBe('2xx');
     await page.getByRole('button', { name: 'Clear filters' }).click();
-    await poll(() => new URL(page.url()).search).toBe('');
+    await poll(async () => new URL(page.url()).search).toBe('');
     await poll(() => allRows.count()).toBe(6);
     // the request the default answered (replaying it moves no sequence)
     await allRows.filter({ hasText: 'default' }).click();
@@ -549,7 +546,7 @@ describe('dashboard', () => {
     await pathField.fill('/api/orders');
     await page.getByRole('button', { name: 'Create the copy' }).click();
     await visible(page.getByText('GET /api/orders already exists in this project'));
-    await poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-invalid'))).toBe('true');
+    await poll(() => page.evaluate("document.activeElement?.getAttribute('aria-invalid')")).toBe('true');
     expect(await pathField.getAttribute('aria-describedby')).toMatch(/path-error/);
     await pathField.fill('/api/ping/v2');
     await poll(() => page.getByText(/already exists in this project/).count()).toBe(0);
@@ -562,7 +559,7 @@ describe('dashboard', () => {
     await visible(page.getByRole('form', { name: /Edit rule/ }));
     await page.keyboard.press('Escape');
     await poll(() => page.getByRole('form', { name: /Edit rule/ }).count()).toBe(0);
-    await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Edit');
+    await poll(() => page.evaluate('document.activeElement?.textContent')).toBe('Edit');
     // the endpoint list can be searched
     await page.goBack();
     await page.getByRole('searchbox', { name: 'Search' }).fill('customers');
