@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../api';
 import { useAuth } from '../auth';
 import { useConfirm } from '../components/confirm';
@@ -14,6 +15,8 @@ import type { LogEntry, Rule } from '../types';
 import { NotFoundProject } from './ProjectPage';
 
 const MAX_ENTRIES = 500;
+/** px; .virtual-row in styles.css has this height */
+const ROW_HEIGHT = 42;
 
 /** Newest first: merges a batch into the list without re-sorting it (both sorted by time, newest first). */
 function mergeNewest(old: LogEntry[], incoming: LogEntry[]): LogEntry[] {
@@ -30,6 +33,58 @@ function mergeNewest(old: LogEntry[], incoming: LogEntry[]): LogEntry[] {
   }
   return out;
 }
+
+/** One row of the live list; memoized, so a new entry renders one row, not five hundred. */
+const RequestRow = memo(function RequestRow({
+  e,
+  selected,
+  onSelect,
+  rulesById,
+  index,
+  total,
+  start,
+}: {
+  e: LogEntry;
+  selected: boolean;
+  onSelect: (id: string) => void;
+  rulesById: Map<string, Rule>;
+  index: number;
+  total: number;
+  /** offset in the virtual list, px (rows have one fixed height: nothing is measured) */
+  start: number;
+}) {
+  const q = queryText(e.query);
+  return (
+    <li
+      aria-setsize={total}
+      aria-posinset={index + 1}
+      className="virtual-row"
+      style={{ transform: `translateY(${start}px)` }}
+    >
+      <button
+        type="button"
+        className="request-row"
+        aria-current={selected ? 'true' : undefined}
+        onClick={() => onSelect(e.id)}
+      >
+        <span className="rq-time">{formatTime(e.at)}</span>
+        <MethodBadge method={e.method} />
+        <span className="rq-where">
+          <span className="rq-path mono">
+            {e.path}
+            {q && <span className="muted">?{q}</span>}
+          </span>
+          {e.session && <SessionBadge session={e.session} />}
+        </span>
+        <StatusBadge code={e.statusCode} />
+        <span className="rq-rule">
+          <Outcome e={e} rulesById={rulesById} />
+        </span>
+        <span className="rq-ms muted small">{formatMs(e.durationMs)}</span>
+      </button>
+    </li>
+  );
+});
 
 export function RequestsPage({ projectId }: { projectId: string }) {
   const confirm = useConfirm();
@@ -53,6 +108,14 @@ export function RequestsPage({ projectId }: { projectId: string }) {
   pausedRef.current = paused;
   const fetchedEndpoints = useRef(new Set<string>());
   const [tick, setTick] = useState(0);
+  const select = useCallback((id: string) => {
+    setSelected(id);
+    requestAnimationFrame(() => {
+      const el = document.getElementById('detail-title');
+      el?.focus({ preventScroll: true });
+      if (window.matchMedia('(max-width: 900px)').matches) el?.scrollIntoView({ block: 'start' });
+    });
+  }, []);
 
   const merge = useCallback((incoming: LogEntry[]) => {
     setEntries((old) => mergeNewest(old, incoming));
@@ -135,6 +198,14 @@ export function RequestsPage({ projectId }: { projectId: string }) {
     for (const e of entries) if (e.session) seen.add(e.session);
     return [...seen].sort();
   }, [entries]);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const rows = useVirtualizer({
+    count: shown.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+    getItemKey: (i) => shown[i].id,
+  });
   const endpointRules = useMemo(() => [...rulesById.values()].sort((a, b) => (a.name < b.name ? -1 : 1)), [rulesById]);
   const filtered = Object.keys(filters).length > 0;
 
@@ -227,46 +298,33 @@ export function RequestsPage({ projectId }: { projectId: string }) {
         </EmptyState>
       ) : (
         <div className="requests">
-          <ul className="request-list" aria-labelledby="requests-title">
-            {shown.length === 0 && (
-              <li className="muted center request-none">No request in this view passes the filters.</li>
-            )}
-            {shown.map((e) => {
-              const q = queryText(e.query);
-              return (
-                <li key={e.id}>
-                  <button
-                    type="button"
-                    className="request-row"
-                    aria-current={e.id === selected ? 'true' : undefined}
-                    onClick={() => {
-                      setSelected(e.id);
-                      requestAnimationFrame(() => {
-                        const el = document.getElementById('detail-title');
-                        el?.focus({ preventScroll: true });
-                        if (window.matchMedia('(max-width: 900px)').matches) el?.scrollIntoView({ block: 'start' });
-                      });
-                    }}
-                  >
-                    <span className="rq-time">{formatTime(e.at)}</span>
-                    <MethodBadge method={e.method} />
-                    <span className="rq-where">
-                      <span className="rq-path mono">
-                        {e.path}
-                        {q && <span className="muted">?{q}</span>}
-                      </span>
-                      {e.session && <SessionBadge session={e.session} />}
-                    </span>
-                    <StatusBadge code={e.statusCode} />
-                    <span className="rq-rule">
-                      <Outcome e={e} rulesById={rulesById} />
-                    </span>
-                    <span className="rq-ms muted small">{formatMs(e.durationMs)}</span>
-                  </button>
-                </li>
-              );
-            })}
-          </ul>
+          {/* only the rows in view are rendered (a flood fills 500): the list scrolls on its own */}
+          <div className="request-scroll" ref={scrollRef}>
+            <ul
+              className="request-list"
+              aria-labelledby="requests-title"
+              style={{ height: shown.length === 0 ? undefined : rows.getTotalSize() }}
+            >
+              {shown.length === 0 && (
+                <li className="muted center request-none">No request in this view passes the filters.</li>
+              )}
+              {rows.getVirtualItems().map((v) => {
+                const e = shown[v.index];
+                return (
+                  <RequestRow
+                    key={e.id}
+                    e={e}
+                    selected={e.id === selected}
+                    onSelect={select}
+                    rulesById={rulesById}
+                    index={v.index}
+                    total={shown.length}
+                    start={v.start}
+                  />
+                );
+              })}
+            </ul>
+          </div>
           <aside className="card detail-pane" aria-label="Request details">
             {current ? (
               <Detail
