@@ -537,6 +537,10 @@ describe('dashboard', () => {
     await visible(fallback.getByText('Saved: recording.'));
     await visible(page.locator('.fallback-panel summary .badge-warn'));
     await shot(page, 'fallback-recording.png');
+    await fallback.getByRole('checkbox', { name: /Record: send every request/ }).uncheck();
+    await fallback.getByRole('button', { name: 'Save' }).click();
+    await visible(fallback.getByText('Saved.'));
+    await poll(() => page.locator('.fallback-panel summary .badge-warn').count()).toBe(0);
 
     // --- duplicate an endpoint (its rules come along); a stale server error goes with an edit ----
     // (GET /api/ping came from the WireMock mappings with an inactive rule for the cookie matcher)
@@ -560,6 +564,10 @@ describe('dashboard', () => {
     await page.keyboard.press('Escape');
     await poll(() => page.getByRole('form', { name: /Edit rule/ }).count()).toBe(0);
     await poll(() => page.evaluate('document.activeElement?.textContent')).toBe('Edit');
+    // "Send a test request" shows the answer right on the endpoint page
+    await page.getByText('Send a test request').click();
+    await page.getByRole('form', { name: 'Test request' }).getByRole('button', { name: 'Send' }).click();
+    await visible(page.getByRole('region', { name: 'Test answer' }).getByText('pong'));
     // the endpoint list can be searched
     await page.goBack();
     await page.getByRole('searchbox', { name: 'Search' }).fill('customers');

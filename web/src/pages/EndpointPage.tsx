@@ -5,6 +5,7 @@ import { EndpointForm } from '../components/EndpointForm';
 import { mockBase } from '../components/ProjectHeader';
 import { SessionPicker } from '../components/SessionPicker';
 import { StoragePanel } from '../components/StoragePanel';
+import { samplePath, TestRequest } from '../components/TestRequest';
 import { useToast } from '../components/toast';
 import { CopyLine, EmptyState, ErrorBanner, MethodBadge, Spinner } from '../components/ui';
 import { useLoad } from '../hooks';
@@ -54,7 +55,9 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
   }
   if (!e) return endpoint.error ? <ErrorBanner error={endpoint.error} onRetry={endpoint.reload} /> : <Spinner />;
 
-  const url = `${mockBase(project.data ?? { id: projectId })}${e.path}`;
+  const base = mockBase(project.data ?? { id: projectId });
+  // copied URLs carry sample values (`:id` → 1): pasted into a terminal they answer at once
+  const url = `${base}${samplePath(e.path)}`;
   const curl = curlLine(e, url);
 
   const remove = async () => {
@@ -104,9 +107,12 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
         <CopyLine label="Mock URL" text={url} what="mock URL" testId="mock-url" />
         <CopyLine label="curl" text={curl} what="curl command" />
         {e.path.includes(':') || e.path.includes('*') ? (
-          <p className="hint">Replace the :name and * parts of the path with real values.</p>
+          <p className="hint">
+            Sample values stand in for the <code>:name</code> and <code>*</code> parts of <code>{e.path}</code>.
+          </p>
         ) : null}
       </div>
+      <TestRequest endpoint={e} base={base} />
 
       <details className="card default-response">
         <summary>

@@ -170,25 +170,6 @@ export function RequestsPage({ projectId }: { projectId: string }) {
     };
   }, [projectId, user, merge, tick]);
 
-  // Rules of the endpoints seen, to name matched rules and show failed conditions.
-  useEffect(() => {
-    const ids = new Set(entries.map((e) => e.endpointId).filter((x): x is string => !!x));
-    for (const id of ids) {
-      if (fetchedEndpoints.current.has(id)) continue;
-      fetchedEndpoints.current.add(id);
-      api
-        .rules(projectId, id)
-        .then((rules) =>
-          setRulesById((m) => {
-            const n = new Map(m);
-            for (const r of rules) n.set(r.id, r);
-            return n;
-          }),
-        )
-        .catch(() => {});
-    }
-  }, [entries, projectId]);
-
   const endpointsById = useMemo(() => new Map((endpoints.data ?? []).map((e) => [e.id, e])), [endpoints.data]);
   const shown = useMemo(() => entries.filter((e) => passesFilters(filters, e)), [entries, filters]);
   // a selected request that a filter hides leaves the detail pane
@@ -206,6 +187,29 @@ export function RequestsPage({ projectId }: { projectId: string }) {
     overscan: 12,
     getItemKey: (i) => shown[i].id,
   });
+  // Rules of the endpoints on screen (the rows in view and the selected request) — not of every
+  // endpoint the log has seen — to name matched rules and explain failed conditions.
+  const visible = rows.getVirtualItems();
+  const onScreen = [...visible.map((v) => shown[v.index]?.endpointId), current?.endpointId]
+    .filter((x): x is string => !!x)
+    .sort()
+    .join(' ');
+  useEffect(() => {
+    for (const id of new Set(onScreen.split(' ').filter(Boolean))) {
+      if (fetchedEndpoints.current.has(id)) continue;
+      fetchedEndpoints.current.add(id);
+      api
+        .rules(projectId, id)
+        .then((rules) =>
+          setRulesById((m) => {
+            const n = new Map(m);
+            for (const r of rules) n.set(r.id, r);
+            return n;
+          }),
+        )
+        .catch(() => {});
+    }
+  }, [onScreen, projectId]);
   const endpointRules = useMemo(() => [...rulesById.values()].sort((a, b) => (a.name < b.name ? -1 : 1)), [rulesById]);
   const filtered = Object.keys(filters).length > 0;
 
