@@ -576,7 +576,7 @@ describe('dashboard', () => {
 
     // --- the Data tab and the API keys page (scanned with axe, as every view photographed) -------
     await page.getByRole('link', { name: 'Data', exact: true }).click();
-    await visible(page.getByRole('heading', { name: 'Collections' }));
+    await visible(page.getByRole('heading', { name: 'Collections', exact: true }));
     await shot(page, 'data.png');
     await page.getByRole('link', { name: 'API keys' }).click();
     await visible(page.getByRole('heading', { name: 'API keys', level: 1 }));

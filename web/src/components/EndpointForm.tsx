@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { ApiError, type EndpointInput, errorMessage } from '../api';
 import { anchorErrors } from '../hooks';
 import { METHODS } from '../types';
@@ -65,6 +65,11 @@ export function EndpointForm({
       if (error !== null) setError(null);
     };
   const formRef = useRef<HTMLFormElement>(null);
+  // after a failed submit, the first invalid field takes the focus (once the errors are rendered)
+  const [failedSubmits, setFailedSubmits] = useState(0);
+  useEffect(() => {
+    if (failedSubmits > 0) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [failedSubmits]);
 
   const local = touched ? localCheck({ path, statusCode, contentType }) : new Map<string, string[]>();
   const server = anchorErrors(error instanceof ApiError ? error.details : [], [
@@ -96,8 +101,7 @@ export function EndpointForm({
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setTouched(true);
-    const focusFirstInvalid = () =>
-      requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+    const focusFirstInvalid = () => setFailedSubmits((n) => n + 1);
     if (localCheck({ path, statusCode, contentType }).size > 0) {
       focusFirstInvalid();
       return;

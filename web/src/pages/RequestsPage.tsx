@@ -140,15 +140,22 @@ export function RequestsPage({ projectId }: { projectId: string }) {
         }
         if (!entry || typeof entry.id !== 'string') return;
         buffered.push(entry);
-        // under a flood, one merge (and one render) per animation frame, not one per request
-        if (!pausedRef.current && frame === 0)
-          frame = requestAnimationFrame(() => {
-            frame = 0;
-            if (!pausedRef.current && buffered.length) merge(buffered.splice(0));
-          });
+        // under a flood, one merge (and one render) in an animation frame at most every 100 ms,
+        // not one per request; a lone request shows in the next frame
+        if (!pausedRef.current && frame === 0) {
+          const wait = Math.max(0, lastMerge + 100 - performance.now());
+          frame = window.setTimeout(() => {
+            requestAnimationFrame(() => {
+              frame = 0;
+              lastMerge = performance.now();
+              if (!pausedRef.current && buffered.length) merge(buffered.splice(0));
+            });
+          }, wait);
+        }
       },
     });
     let frame = 0;
+    let lastMerge = 0;
     const ctl = new AbortController();
     api
       .requests(projectId, 100, ctl.signal)
@@ -166,7 +173,7 @@ export function RequestsPage({ projectId }: { projectId: string }) {
       stream.close();
       ctl.abort();
       window.clearInterval(flush);
-      cancelAnimationFrame(frame);
+      window.clearTimeout(frame);
     };
   }, [projectId, user, merge, tick]);
 
