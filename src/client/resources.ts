@@ -13,12 +13,15 @@ import type {
   MockSession,
   Plan,
   Project,
+  RequestFilter,
   RequestLogEntry,
   Rule,
   RuleResponse,
   User,
 } from '../domain/model.js';
 import { MockyardError, type Query, route, type Transport } from './http.js';
+
+export type { RequestFilter };
 
 export type Json = Record<string, unknown>;
 export interface ProjectFields {
@@ -47,17 +50,6 @@ export interface RuleFields {
       })
     | null;
   actions?: (Partial<Action> & { type: Action['type'] })[];
-}
-export interface RequestFilter {
-  method?: string;
-  path?: string;
-  pathPattern?: string;
-  endpointId?: string;
-  ruleId?: string;
-  session?: string;
-  since?: string;
-  headers?: Record<string, string>;
-  statusCode?: number;
 }
 export interface ApiKeyFields {
   name: string;

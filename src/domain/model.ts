@@ -49,3 +49,20 @@ export type MockSession = Static<typeof MockSessionRecord>;
 
 /** A rule as stored, without the derived state (the store keeps a hit counter instead). */
 export type RuleRecord = Omit<Rule, 'state'> & { projectId: string; hits: number };
+
+/** A filter of logged mock requests (`POST …/requests/count|find`, CONTRACT §13). */
+export interface RequestFilter {
+  method?: string;
+  /** the path after the project prefix, matched exactly */
+  path?: string;
+  /** RE2, anchored at both ends */
+  pathPattern?: string;
+  endpointId?: string;
+  ruleId?: string;
+  session?: string;
+  /** ISO time, inclusive */
+  since?: string;
+  /** names case-insensitive, values equal */
+  headers?: Record<string, string>;
+  statusCode?: number;
+}

@@ -9,6 +9,7 @@ import type { Condition, Step } from '../domain/model.js';
 import { variantConditions } from './matchers.js';
 import { patternOf, RouteBook } from './route-book.js';
 import {
+  CAPTURE_DROPPED_HEADERS,
   type Converted,
   emptyConverted,
   isObject,
@@ -21,18 +22,6 @@ import {
 export function isHar(doc: unknown): boolean {
   return isObject(doc) && isObject(doc.log) && Array.isArray(doc.log.entries);
 }
-
-const DROP_HEADERS = new Set([
-  'content-length',
-  'content-encoding',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'date',
-  'set-cookie',
-  'strict-transport-security',
-  'alt-svc',
-]);
 
 interface Group {
   conditions: Condition[];
@@ -53,7 +42,7 @@ function responseStep(res: Json, at: string, out: Converted): Step | null {
   const headers: Record<string, string> = {};
   for (const h of Array.isArray(res.headers) ? res.headers : []) {
     if (!isObject(h) || typeof h.name !== 'string' || h.name.startsWith(':')) continue;
-    if (DROP_HEADERS.has(h.name.toLowerCase())) continue;
+    if (CAPTURE_DROPPED_HEADERS.has(h.name.toLowerCase())) continue;
     headers[h.name] =
       headers[h.name] !== undefined ? `${headers[h.name]}, ${String(h.value ?? '')}` : String(h.value ?? '');
   }

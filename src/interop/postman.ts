@@ -9,6 +9,7 @@ import type { Condition } from '../domain/model.js';
 import { cond, quoteRegex } from './matchers.js';
 import { patternOf, RouteBook } from './route-book.js';
 import {
+  CAPTURE_DROPPED_HEADERS,
   type Converted,
   emptyConverted,
   type ImportWarning,
@@ -25,14 +26,6 @@ export function isPostman(doc: unknown): boolean {
   return typeof schema === 'string' ? schema.includes('getpostman.com') : doc.info._postman_id !== undefined;
 }
 
-const DROP_HEADERS = new Set([
-  'content-length',
-  'content-encoding',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'date',
-]);
 const PREVIEW_TYPES: Record<string, string> = {
   json: 'application/json',
   html: 'text/html',
@@ -119,7 +112,7 @@ function headersOf(raw: unknown): Record<string, string> {
     for (const h of raw)
       if (isObject(h) && typeof h.key === 'string' && h.disabled !== true) out[h.key] = String(h.value ?? '');
   }
-  for (const k of Object.keys(out)) if (DROP_HEADERS.has(k.toLowerCase())) delete out[k];
+  for (const k of Object.keys(out)) if (CAPTURE_DROPPED_HEADERS.has(k.toLowerCase())) delete out[k];
   return out;
 }
 

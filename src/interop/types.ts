@@ -3,7 +3,8 @@
  * project storage, plus a warning with a JSON pointer for each construct of the source document that
  * was not translated or only approximately. `apply.ts` writes a `Converted` into a project.
  */
-import type { Action, Condition, DataBinding, HttpMethod, RuleResponse, Step } from '../domain/model.js';
+import type { DataBinding, HttpMethod, Step } from '../domain/model.js';
+import type { RuleInput } from '../domain/validate.js';
 
 export const IMPORT_FORMATS = ['openapi', 'swagger', 'wiremock', 'mockoon', 'postman', 'har', 'mockyard'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -23,13 +24,7 @@ export interface Skipped {
   reason: string;
 }
 
-export interface DraftRule {
-  name: string;
-  priority: number;
-  active: boolean;
-  conditions: Condition[];
-  response: RuleResponse | null;
-  actions: Action[];
+export interface DraftRule extends RuleInput {
   /** where in the source document it came from */
   pointer: string;
 }
@@ -61,6 +56,19 @@ export interface Converted {
 }
 
 export type Json = Record<string, unknown>;
+
+/** Headers of a captured answer (HAR, Postman) that belong to that hop, not to the mock's answer. */
+export const CAPTURE_DROPPED_HEADERS = new Set([
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'date',
+  'set-cookie',
+  'strict-transport-security',
+  'alt-svc',
+]);
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A JSON pointer from its reference tokens (RFC 6901 escaping). */

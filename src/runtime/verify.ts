@@ -3,24 +3,11 @@
  * kept-entries limit, over entries read through the log (the queue is flushed first).
  */
 import { RE2JS } from 're2js';
-import type { RequestLogEntry } from '../domain/model.js';
-import { validationError } from '../errors.js';
+import type { RequestFilter, RequestLogEntry } from '../domain/model.js';
 
-export interface RequestFilter {
-  method?: string;
-  /** the path after the project prefix, matched exactly */
-  path?: string;
-  /** RE2, anchored at both ends */
-  pathPattern?: string;
-  endpointId?: string;
-  ruleId?: string;
-  session?: string;
-  /** ISO time, inclusive */
-  since?: string;
-  /** names case-insensitive, values equal */
-  headers?: Record<string, string>;
-  statusCode?: number;
-}
+export type { RequestFilter };
+
+import { validationError } from '../errors.js';
 
 /** A filter as a predicate; a bad pattern or time is a 400 naming the field. */
 export function compileFilter(f: RequestFilter): (e: RequestLogEntry) => boolean {

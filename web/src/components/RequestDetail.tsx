@@ -1,6 +1,6 @@
 /** One request-log entry in detail: the request, the rules' trace, the actions and the answer. */
 import { useState } from 'react';
-import { CopyButton, formatMs, MethodBadge, StatusBadge } from '../components/ui';
+import { CopyButton, formatMs, HeaderTable, MethodBadge, StatusBadge } from '../components/ui';
 import { Link, paths } from '../router';
 import { describeCondition } from '../rules/draft';
 import type { Endpoint, LogEntry, Rule } from '../types';
@@ -229,22 +229,7 @@ export function Detail({
       )}
 
       <h3>Request headers</h3>
-      {headers.length === 0 ? (
-        <p className="muted small">None.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="kv-table">
-            <tbody>
-              {headers.map(([k, v]) => (
-                <tr key={k}>
-                  <th scope="row">{k}</th>
-                  <td className="wrap">{v}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {headers.length === 0 ? <p className="muted small">None.</p> : <HeaderTable entries={headers} />}
 
       <h3>Request body</h3>
       {e.body ? <pre className="code-block">{prettyBody(e.body)}</pre> : <p className="muted small">Empty.</p>}

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import type { Endpoint } from '../types';
-import { StatusBadge } from './ui';
+import { HeaderTable, StatusBadge } from './ui';
 
 /** A path with sample values for its parameters: `:id` → 1, `:slug` → slug, a final `*` → anything. */
 export function samplePath(path: string): string {
@@ -108,16 +108,7 @@ export function TestRequest({ endpoint, base }: { endpoint: Endpoint; base: stri
           <p>
             <StatusBadge code={answer.status} /> {answer.statusText} · {answer.ms} ms · it is in Live requests too
           </p>
-          <table className="kv-table">
-            <tbody>
-              {answer.headers.map(([k, v]) => (
-                <tr key={k}>
-                  <th scope="row">{k}</th>
-                  <td className="wrap">{v}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <HeaderTable entries={answer.headers} />
           {answer.body ? <pre className="code-block">{answer.body}</pre> : <p className="muted small">Empty body.</p>}
         </section>
       )}

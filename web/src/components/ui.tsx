@@ -150,3 +150,21 @@ export function formatMs(ms: number): string {
   if (ms < 10_000) return `${Math.round(ms)} ms`;
   return `${(ms / 1000).toFixed(1)} s`;
 }
+
+/** Header names and values as a two-column table (a request's or an answer's). */
+export function HeaderTable({ entries }: { entries: [string, string][] }) {
+  return (
+    <div className="table-wrap">
+      <table className="kv-table">
+        <tbody>
+          {entries.map(([k, v]) => (
+            <tr key={k}>
+              <th scope="row">{k}</th>
+              <td className="wrap">{v}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
