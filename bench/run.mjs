@@ -111,6 +111,18 @@ function hasTaskset() {
   }
 }
 const PIN = (env.PIN ?? '1') !== '0' && os.availableParallelism() >= 2 && hasTaskset();
+function hasWrk() {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (e) {
+    // wrk --version exits 1 after printing its version
+    return e.status === 1;
+  }
+}
+// The load generator: wrk (C, one thread, much lighter than autocannon, which saturates its own core
+// near 30-45k req/s and so caps node-http) when installed, else autocannon. LOADGEN=autocannon forces it.
+const LOADGEN = env.LOADGEN || (hasWrk() ? 'wrk' : 'autocannon');
 // With autogroup scheduling (Linux default), CPU is shared between sessions first, so a nice value only
 // counts inside its session: the session's autogroup gets the nice value too. Servers are started in new
 // sessions (detached), so each one's autogroup is set after the spawn; their threads inherit the nice value.
@@ -795,21 +807,134 @@ async function cannon(t, sc, duration) {
   });
   return combine(await Promise.all(runs));
 }
+// ---------- wrk ----------
+const UNITS = { us: 0.001, ms: 1, s: 1000, m: 60000 };
+const BYTES = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
+/** wrk's text output → the fields combine() gives for autocannon. */
+function parseWrk(out) {
+  const num = (re) => {
+    const m = re.exec(out);
+    return m ? Number(m[1]) : 0;
+  };
+  const lat = (pct) => {
+    const m = new RegExp(`^\\s+${pct}%\\s+([\\d.]+)(us|ms|s|m)`, 'm').exec(out);
+    return m ? Math.round(Number(m[1]) * UNITS[m[2]] * 100) / 100 : 0;
+  };
+  const maxm = /Latency\s+[\d.]+\w+\s+[\d.]+\w+\s+([\d.]+)(us|ms|s|m)/.exec(out);
+  const total = num(/(\d+) requests in/);
+  const read = /requests in [\d.]+\w+, ([\d.]+)(B|KB|MB|GB) read/.exec(out);
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  return {
+    req_per_sec: Math.round(num(/Requests\/sec:\s+([\d.]+)/)),
+    req_total: total,
+    p50_ms: lat(50),
+    p99_ms: lat(99),
+    max_ms: maxm ? Math.round(Number(maxm[1]) * UNITS[maxm[2]] * 100) / 100 : 0,
+    errors: sock ? Number(sock[1]) + Number(sock[2]) + Number(sock[3]) : 0,
+    timeouts: sock ? Number(sock[4]) : 0,
+    non2xx: num(/Non-2xx or 3xx responses: (\d+)/),
+    status_codes: {},
+    bytes_per_resp: total && read ? Math.round((Number(read[1]) * BYTES[read[2]]) / total) : 0,
+  };
+}
+/** A Lua script for the scenario's method, body and headers (and S5's counter query), or null. */
+function wrkScript(t, sc) {
+  const lines = [];
+  const q = (v) => JSON.stringify(String(v));
+  if (sc.method) lines.push(`wrk.method = ${q(sc.method)}`);
+  if (sc.body) lines.push(`wrk.body = ${q(sc.body)}`);
+  for (const [k, v] of Object.entries(sc.headers || {})) lines.push(`wrk.headers[${q(k)}] = ${q(v)}`);
+  if (sc.setupRequest) {
+    // S5: a new query value per request (the setupRequest of the autocannon run does the same)
+    lines.push(
+      'local n = 0',
+      `request = function() n = n + 1; return wrk.format(nil, ${q(`${t.prefix}${sc.path}`)} .. "?v=" .. n) end`,
+    );
+  }
+  if (!lines.length) return null;
+  const file = path.join(os.tmpdir(), `mockyard-wrk-${process.pid}-${Math.random().toString(36).slice(2)}.lua`);
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+/** One wrk run (one thread, pinned to LOADGEN_CPUS); its CPU ticks are sampled from /proc while it runs. */
+function wrkOnce(url, connections, duration, script) {
+  const args = ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', ...(script ? ['-s', script] : []), url];
+  const [cmd, argv] = PIN ? ['taskset', ['-c', LOADGEN_CPUS, 'wrk', ...args]] : ['wrk', args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let ticks = 0;
+    const sample = setInterval(() => {
+      const f = procStat(child.pid);
+      if (f) ticks = Number(f[11]) + Number(f[12]);
+    }, 100);
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(sample);
+      if (code !== 0) reject(new Error(`wrk exited ${code}: ${out.slice(0, 300)}`));
+      else resolve({ ...parseWrk(out), loadgen_ticks: ticks });
+    });
+  });
+}
+async function wrk(t, sc, duration) {
+  const parts = sc.split ? t.ports.length : 1;
+  const script = wrkScript(t, sc);
+  try {
+    const rs = await Promise.all(
+      Array.from({ length: parts }, (_, i) =>
+        wrkOnce(
+          `http://${HOST}:${t.ports[i % t.ports.length]}${t.prefix}${sc.path}`,
+          Math.ceil(CONNECTIONS / parts),
+          duration,
+          script,
+        ),
+      ),
+    );
+    const total = rs.reduce((a, r) => a + r.req_total, 0);
+    return {
+      req_per_sec: rs.reduce((a, r) => a + r.req_per_sec, 0),
+      req_total: total,
+      p50_ms: Math.max(...rs.map((r) => r.p50_ms)),
+      p99_ms: Math.max(...rs.map((r) => r.p99_ms)),
+      max_ms: Math.max(...rs.map((r) => r.max_ms)),
+      errors: rs.reduce((a, r) => a + r.errors, 0),
+      timeouts: rs.reduce((a, r) => a + r.timeouts, 0),
+      non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+      status_codes: {},
+      bytes_per_resp: rs[0].bytes_per_resp,
+      loadgen_ticks: rs.reduce((a, r) => a + r.loadgen_ticks, 0),
+    };
+  } finally {
+    if (script) fs.rmSync(script, { force: true });
+  }
+}
+const load = (t, sc, duration) => (LOADGEN === 'wrk' ? wrk(t, sc, duration) : cannon(t, sc, duration));
+
 async function measure(t, sc) {
   const c0 = cpuTicks(t.pids);
   const l0 = process.cpuUsage();
   const w0 = process.hrtime.bigint();
   const b0 = sysBusyTicks();
-  const r = await cannon(t, sc, DURATION);
+  const { loadgen_ticks, ...r } = await load(t, sc, DURATION);
   const wall = Number(process.hrtime.bigint() - w0) / 1e9;
   const lg = process.cpuUsage(l0);
   const srvTicks = cpuTicks(t.pids) - c0;
-  const otherTicks = sysBusyTicks() - b0 - srvTicks - ((lg.user + lg.system) / 1e6) * CLK_TCK;
+  // the driver's CPU: this process (autocannon runs in it) plus wrk's own ticks when wrk drives
+  const lgTicks = ((lg.user + lg.system) / 1e6) * CLK_TCK + (loadgen_ticks ?? 0);
+  const otherTicks = sysBusyTicks() - b0 - srvTicks - lgTicks;
   return {
     ...r,
     rss_after_mb: rssMB(t.pids),
     server_cpu_pct: Math.round((srvTicks / CLK_TCK / wall) * 100),
-    loadgen_cpu_pct: Math.round(((lg.user + lg.system) / 1e6 / wall) * 100),
+    // the figure that does not depend on the load generator: server CPU time per answered request
+    server_cpu_us_per_req: r.req_total ? Math.round(((srvTicks / CLK_TCK) * 1e6 * 10) / r.req_total) / 10 : null,
+    loadgen_cpu_pct: Math.round((lgTicks / CLK_TCK / wall) * 100),
     other_cpu_pct: Math.max(0, Math.round((otherTicks / CLK_TCK / wall) * 100)),
   };
 }
@@ -846,7 +971,7 @@ async function runPair(id, targets, results) {
       pausePids(others);
       let m;
       try {
-        if (i === 0 && WARMUP > 0) await cannon(t, sc, WARMUP);
+        if (i === 0 && WARMUP > 0) await load(t, sc, WARMUP);
         m = await measure(t, sc);
       } finally {
         resumePids(others);
@@ -855,7 +980,7 @@ async function runPair(id, targets, results) {
       log(
         `${t.label} ${id} run ${i + 1}/${RUNS}: ${m.req_per_sec} req/s p50=${m.p50_ms}ms p99=${m.p99_ms}ms ` +
           `err=${m.errors} timeouts=${m.timeouts} non2xx=${m.non2xx} rss=${m.rss_after_mb}MB ` +
-          `srvCPU=${m.server_cpu_pct}% driverCPU=${m.loadgen_cpu_pct}% otherCPU=${m.other_cpu_pct}%`,
+          `srvCPU=${m.server_cpu_pct}% (${m.server_cpu_us_per_req} µs/req) driverCPU=${m.loadgen_cpu_pct}% otherCPU=${m.other_cpu_pct}%`,
       );
     }
   }
@@ -1279,6 +1404,13 @@ function redact(u) {
 }
 
 // ---------- report ----------
+function wrkVersion() {
+  try {
+    return execFileSync('wrk', ['--version'], { encoding: 'utf8' }).split('\n')[0];
+  } catch (e) {
+    return String(e.stdout || '').split('\n')[0] || 'wrk';
+  }
+}
 function cpuModel() {
   try {
     return (
@@ -1346,7 +1478,12 @@ function ratios(results) {
     const b = results.find((r) => r.id === id && r.server === 'node-http');
     if (!m || m.error) out[id] = { value: null, why: m?.error || 'not run' };
     else if (!b || b.error || !b.req_per_sec) out[id] = { value: null, why: 'no node-http baseline in this run' };
-    else out[id] = { value: m.req_per_sec / b.req_per_sec };
+    else
+      out[id] = {
+        value: m.req_per_sec / b.req_per_sec,
+        cpu:
+          m.server_cpu_us_per_req && b.server_cpu_us_per_req ? m.server_cpu_us_per_req / b.server_cpu_us_per_req : null,
+      };
   }
   return out;
 }
@@ -1354,38 +1491,41 @@ function markdown(meta, results, notes) {
   const L = [];
   L.push(`# Mockyard benchmark (${meta.date})`, '');
   L.push(`- Command: \`${meta.command}\``);
-  L.push(`- Mockyard: git ${meta.git}; node ${meta.node}; autocannon ${meta.autocannon}`);
+  L.push(
+    `- Mockyard: git ${meta.git}; node ${meta.node}; load generator ${LOADGEN === 'wrk' ? `wrk (${meta.wrk})` : `autocannon ${meta.autocannon}`}`,
+  );
   L.push(`- Host: ${meta.cpus} x ${meta.cpu_model}, ${meta.mem_gb} GB RAM, ${meta.os}`);
   L.push(
     `- Load: ${CONNECTIONS} connections, ${WARMUP} s warm-up then ${RUNS} x ${DURATION} s measured per scenario${RUNS > 1 ? ' (median run by req/s shown)' : ''}; ` +
-      `one server under load at a time (node-http then Mockyard, per scenario) on ${HOST}; ${PIN ? `servers pinned to CPU ${SERVER_CPUS}, driver (autocannon) to CPU ${LOADGEN_CPUS}` : 'no CPU pinning'}` +
+      `one server under load at a time (node-http then Mockyard, per scenario) on ${HOST}; ${PIN ? `servers pinned to CPU ${SERVER_CPUS}, driver (${LOADGEN}${LOADGEN === 'wrk' ? ', one thread' : ''}) to CPU ${LOADGEN_CPUS}` : 'no CPU pinning'}` +
       (NICE !== null ? `; servers and driver at nice ${NICE}` : ''),
   );
   L.push('');
   L.push(
-    '| Scenario | Server | req/s | vs node-http | p50 ms | p99 ms | errors / timeouts / non-2xx | RSS after (MB) | server CPU % | driver CPU % | other CPU % | bytes/resp |',
+    '| Scenario | Server | req/s | vs node-http | server CPU µs/req | CPU/req vs node-http | p50 ms | p99 ms | errors / timeouts / non-2xx | RSS after (MB) | server CPU % | driver CPU % | other CPU % | bytes/resp |',
   );
-  L.push('|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|');
+  L.push('|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|');
   const r = ratios(results);
   for (const id of SELECTED) {
     for (const row of results.filter((x) => x.id === id)) {
       const name = `${id} ${SCENARIOS[id].title}`;
       if (row.error) {
-        L.push(`| ${name} | ${row.server} | n/a: ${cell(row.error)} | | | | | | | | | |`);
+        L.push(`| ${name} | ${row.server} | n/a: ${cell(row.error)} | | | | | | | | | | | |`);
         continue;
       }
       const runs = row.runs.length > 1 ? ` (${row.runs.map((x) => x.req_per_sec).join(', ')})` : '';
       const ratio = row.server === 'node-http' ? '1.00' : r[id].value == null ? '-' : r[id].value.toFixed(2);
+      const cpuRatio = row.server === 'node-http' ? '1.00' : r[id].cpu == null ? '-' : r[id].cpu.toFixed(2);
       L.push(
-        `| ${name} | ${row.server} | ${row.req_per_sec}${runs} | ${ratio} | ${row.p50_ms} | ${row.p99_ms} | ${row.errors} / ${row.timeouts} / ${row.non2xx} | ` +
+        `| ${name} | ${row.server} | ${row.req_per_sec}${runs} | ${ratio} | ${row.server_cpu_us_per_req ?? '-'} | ${cpuRatio} | ${row.p50_ms} | ${row.p99_ms} | ${row.errors} / ${row.timeouts} / ${row.non2xx} | ` +
           `${row.rss_after_mb} | ${row.server_cpu_pct} | ${row.loadgen_cpu_pct} | ${row.other_cpu_pct} | ${row.bytes_per_resp} |`,
       );
     }
   }
   L.push('');
   L.push(
-    '"vs node-http" = Mockyard req/s / node-http req/s for the same scenario, this run. RSS is the server process tree right after the measured period. ' +
-      'Driver CPU % near 100 means autocannon, not the server, was the limit (on a quiet machine this is the case for node-http, whose req/s is then a lower bound). ' +
+    '"vs node-http" = Mockyard req/s / node-http req/s for the same scenario, this run; "CPU/req vs node-http" = Mockyard server CPU µs per answered request / node-http\'s — the figure that does not depend on how fast the load generator is. RSS is the server process tree right after the measured period. ' +
+      'Driver CPU % near 100 means the load generator, not the server, was the limit (on a quiet machine this is the case for node-http, whose req/s is then a lower bound). ' +
       'Other CPU % is CPU used by unrelated processes during the measured period (should be ~0).',
   );
   L.push('', 'Checks and notes:', '');
@@ -1430,6 +1570,7 @@ function summaryLines(results) {
     );
   lines.push(
     `ratio ${SELECTED.map((id) => `${id}=${r[id].value == null ? 'n/a' : r[id].value.toFixed(2)}`).join(' ')}`,
+    `cpu/req ratio ${SELECTED.map((id) => `${id}=${r[id]?.cpu == null ? 'n/a' : r[id].cpu.toFixed(2)}`).join(' ')}`,
   );
   return lines;
 }
@@ -1463,6 +1604,7 @@ async function main() {
     git: gitRev(),
     node: process.version,
     autocannon: requireFromRoot('autocannon/package.json').version,
+    wrk: LOADGEN === 'wrk' ? wrkVersion() : null,
     cpus: os.cpus().length,
     cpu_model: cpuModel(),
     mem_gb: round1(os.totalmem() / 2 ** 30),
