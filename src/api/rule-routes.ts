@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { RULE_LIMITS, type Rule, type RuleRecord } from '../domain/model.js';
+import { type Action, RULE_LIMITS, type Rule, type RuleRecord } from '../domain/model.js';
 import { RuleBody, RulePatch } from '../domain/schemas.js';
 import { validateRule } from '../domain/validate.js';
+import { blockedTargetWarnings } from '../runtime/egress-warnings.js';
 import { compileSequence } from '../runtime/sequence.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 
@@ -30,7 +31,7 @@ export function ruleView(r: RuleRecord): Rule {
   };
 }
 
-export function ruleRoutes(app: FastifyInstance, { store }: ApiDeps): void {
+export function ruleRoutes(app: FastifyInstance, { store, config }: ApiDeps): void {
   const tags = ['rules'];
   const base = '/api/projects/:projectId/endpoints/:endpointId/rules';
   type EP = Params<'projectId' | 'endpointId'>;
@@ -47,6 +48,12 @@ export function ruleRoutes(app: FastifyInstance, { store }: ApiDeps): void {
       ).map(ruleView),
   );
 
+  // a webhook target the egress will refuse is saved, with a warning beside the rule (docs/actions.md)
+  const withWarnings = <T extends object>(view: T, actions: Action[]) => {
+    const warnings = blockedTargetWarnings(actions, config.allowTargets);
+    return warnings.length > 0 ? { ...view, warnings } : view;
+  };
+
   app.post<{ Params: EP; Body: Json }>(
     base,
     { schema: { tags, summary: 'Create a rule (403 plan_limit_exceeded past the plan’s limit)', body: RuleBody } },
@@ -62,7 +69,7 @@ export function ruleRoutes(app: FastifyInstance, { store }: ApiDeps): void {
         RULE_LIMITS[me.plan],
       );
       reply.code(201);
-      return ruleView(rule);
+      return withWarnings(ruleView(rule), input.actions);
     },
   );
 
@@ -88,7 +95,8 @@ export function ruleRoutes(app: FastifyInstance, { store }: ApiDeps): void {
     const next = validateRule(req.body, current);
     const responseChanged =
       req.body.response !== undefined && JSON.stringify(next.response) !== JSON.stringify(current.response);
-    return ruleView(await store.rules.update(me.id, projectId, endpointId, ruleId, next, responseChanged));
+    const saved = await store.rules.update(me.id, projectId, endpointId, ruleId, next, responseChanged);
+    return withWarnings(ruleView(saved), next.actions);
   };
   app.put<{ Params: RP; Body: Json }>(`${base}/:ruleId`, { schema: { tags, body: RulePatch } }, update);
   app.patch<{ Params: RP; Body: Json }>(

@@ -10,6 +10,12 @@ import { newRuleDraft, toDraft } from './draft';
 import { RuleCard } from './RuleCard';
 import { RuleEditor } from './RuleEditor';
 
+/** The server's warnings beside a saved rule (a webhook target the egress will refuse). */
+const warningText = (r: Rule) => {
+  const w = (r as Rule & { warnings?: { message: string }[] }).warnings ?? [];
+  return w.length ? ` — warning: ${w.map((x) => x.message).join('; ')}` : '';
+};
+
 export function RulesPanel({
   projectId,
   endpointId,
@@ -162,7 +168,7 @@ export function RulesPanel({
             const r = await api.createRule(projectId, endpointId, input);
             setData((d) => [...(d ?? []), r].sort((a, b) => a.priority - b.priority));
             close(`rule-${r.id}-edit`);
-            toast(`Created rule ${r.name}`);
+            toast(`Created rule ${r.name}${warningText(r)}`);
           }}
         />
       )}
@@ -191,7 +197,7 @@ export function RulesPanel({
                       d?.map((x) => (x.id === u.id ? withState(u, x) : x)).sort((a, b) => a.priority - b.priority),
                     );
                     close(`rule-${r.id}-edit`);
-                    toast(`Saved rule ${u.name}`);
+                    toast(`Saved rule ${u.name}${warningText(u)}`);
                   }}
                 />
               ) : (
