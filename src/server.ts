@@ -2,6 +2,7 @@
  * Wiring: config → store → runtime → one node:http server. `/m/*` goes straight to the mock
  * runtime; everything else to the Fastify app.
  */
+import { timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -119,7 +120,12 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
   const root = opts.root ? await opts.root(store) : null;
   // at the root path, /api/* goes to the management API only with the admin token (a mock may
   // have its own /api/users); /healthz and /readyz stay the service's, for container health checks
-  const adminBearer = config.adminToken ? `Bearer ${config.adminToken}` : null;
+  const adminBearer = config.adminToken ? Buffer.from(`Bearer ${config.adminToken}`) : null;
+  const isAdmin = (auth: string | undefined) => {
+    if (adminBearer === null || auth === undefined) return false;
+    const given = Buffer.from(auth);
+    return given.length === adminBearer.length && timingSafeEqual(given, adminBearer);
+  };
 
   let server!: http.Server;
   const requestTimeout = config.requestTimeoutMs;
@@ -154,7 +160,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
             mock.byPath(req, res);
           else if (root === null) handler(req, res);
           else if (
-            (adminBearer !== null && url?.startsWith('/api/') && req.headers.authorization === adminBearer) ||
+            (url?.startsWith('/api/') && isAdmin(req.headers.authorization)) ||
             url === '/healthz' ||
             url === '/readyz'
           )

@@ -129,8 +129,7 @@ export function loadedOrThrow(answer: LoadAnswer): { doc: Json; swagger: boolean
  */
 export async function loadOpenApiDocument(input: unknown, owner = ''): Promise<{ doc: Json; swagger: boolean }> {
   checkOpenApiVersion(input);
-  pool ??= new ParserPool();
-  return loadedOrThrow(await pool.load(owner, input));
+  return loadedOrThrow(await importPool().load(owner, input));
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -130,20 +130,15 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     return begin(req, res, path, q === -1 ? '' : url.slice(q + 1), projectId, null);
   }
 
-  /** `<path>?<query>` on a project's mock host */
-  function handleHost(req: IncomingMessage, res: ServerResponse, slug: string): void | Promise<void> {
+  /**
+   * `<path>?<query>` with the project known by where the request came: its mock host (`slug`), or
+   * the root of the port of `mockyard serve --file` (`ref`, the project id).
+   */
+  function handleAt(req: IncomingMessage, res: ServerResponse, ref: string, slug: string | null): void | Promise<void> {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    return begin(req, res, path || '/', q === -1 ? '' : url.slice(q + 1), '', slug);
-  }
-
-  /** `<path>?<query>` at the root of the port, for the one project of `mockyard serve --file` */
-  function handleRoot(req: IncomingMessage, res: ServerResponse, projectId: string): void | Promise<void> {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
-    return begin(req, res, path || '/', q === -1 ? '' : url.slice(q + 1), projectId, null);
+    return begin(req, res, path || '/', q === -1 ? '' : url.slice(q + 1), ref, slug);
   }
 
   function begin(
@@ -392,7 +387,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
   };
   return {
     byPath: (req, res) => run(res, () => handle(req, res)),
-    byHost: (req, res, slug) => run(res, () => handleHost(req, res, slug)),
-    atRoot: (req, res, projectId) => run(res, () => handleRoot(req, res, projectId)),
+    byHost: (req, res, slug) => run(res, () => handleAt(req, res, '', slug)),
+    atRoot: (req, res, projectId) => run(res, () => handleAt(req, res, projectId, null)),
   };
 }
