@@ -267,9 +267,14 @@ describe('dashboard', () => {
     await page.getByLabel('Method').selectOption('GET');
     await page.getByLabel('Path').fill('/api/orders');
     await page.getByLabel('Status', { exact: true }).fill('200');
+    // the body editor is CodeMirror (its chunk loads lazily; a textarea stands in until then)
+    const responseBody = page.locator('.cm-content[aria-labelledby]');
+    await visible(responseBody);
+    expect(await page.getByRole('textbox', { name: 'Response body' }).count()).toBe(1);
     await page.getByRole('textbox', { name: 'Response body' }).fill('{"orders":[]}');
+    await visible(responseBody.locator('span', { hasText: '"orders"' })); // a highlighted JSON key
     await page.getByRole('button', { name: 'Format response body as JSON' }).click();
-    await poll(() => page.getByRole('textbox', { name: 'Response body' }).inputValue()).toBe('{\n  "orders": []\n}');
+    await poll(() => page.getByRole('textbox', { name: 'Response body' }).innerText()).toBe('{\n  "orders": []\n}');
     await page.getByRole('button', { name: 'Create endpoint' }).click();
     await visible(page.getByRole('heading', { name: /\/api\/orders/, level: 1 }));
     const mockUrl = `${base}/m/${projectId}/api/orders`;
@@ -293,6 +298,23 @@ describe('dashboard', () => {
     await form.getByLabel('Sequence mode').selectOption('loop');
     const step1 = form.getByRole('group', { name: 'Step 1' });
     await step1.getByLabel('Status').fill('201');
+    // `{{…}}` completion: typing in a tag lists the request's fields; Enter takes one, which is coloured
+    const body1 = step1.getByLabel('Body', { exact: true });
+    await body1.fill('{"m":"');
+    await body1.press('End');
+    await body1.pressSequentially('{{request.me');
+    const option = page.getByRole('option', { name: /request\.method/ });
+    await visible(option);
+    await body1.press('Enter');
+    await poll(() => body1.innerText()).toContain('{{request.method}}');
+    await visible(step1.locator('.cm-template-tag', { hasText: '{{request.method}}' }));
+    // Esc closes an open completion list, not the rule editor
+    await body1.press('End');
+    await body1.pressSequentially(' {{request.qu');
+    await visible(page.getByRole('option', { name: /request\.query\./ }));
+    await body1.press('Escape');
+    await poll(() => page.locator('.cm-tooltip-autocomplete').count()).toBe(0);
+    await visible(form);
     await step1.getByLabel('Body', { exact: true }).fill('{"vip":"first"}');
     await form.getByRole('button', { name: '+ Add step' }).click();
     const step2 = form.getByRole('group', { name: 'Step 2' });

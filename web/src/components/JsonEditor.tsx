@@ -1,4 +1,13 @@
-import { useId } from 'react';
+import { createContext, lazy, Suspense, useContext, useId } from 'react';
+import { NO_HINTS, type TemplateHints } from './template-complete';
+
+/** What `{{…}}` completion may offer here: the endpoint's path parameters, the rule's saved vars. */
+export const TemplateHintsContext = createContext<TemplateHints>(NO_HINTS);
+
+const loadCodeEditor = () => import('./CodeEditor');
+const CodeEditor = lazy(loadCodeEditor);
+/** Starts fetching the editor's chunk before the first body editor needs it. */
+export const preloadCodeEditor = (): void => void loadCodeEditor();
 
 export function isJsonType(contentType: string | undefined): boolean {
   if (!contentType) return false;
@@ -36,9 +45,13 @@ interface Props {
   hint?: string;
 }
 
-/** A body editor: a monospace textarea that validates JSON (when `json`) and offers "Format". */
+/**
+ * A body editor: CodeMirror (JSON highlighting, `{{…}}` completion) once its chunk has loaded, a
+ * monospace textarea until then; validates JSON (when `json`) and offers "Format".
+ */
 export function JsonEditor({ label, value, onChange, json, rows = 8, errors, placeholder, hint }: Props) {
   const id = useId();
+  const hints = useContext(TemplateHintsContext);
   const check = json ? checkJson(value) : null;
   const invalid = check !== null && !check.ok;
   const describedBy: string[] = [];
@@ -47,7 +60,9 @@ export function JsonEditor({ label, value, onChange, json, rows = 8, errors, pla
   return (
     <div className="field">
       <div className="field-row-head">
-        <label htmlFor={id}>{label}</label>
+        <label htmlFor={id} id={`${id}-label`}>
+          {label}
+        </label>
         {json && (
           <button
             type="button"
@@ -60,17 +75,33 @@ export function JsonEditor({ label, value, onChange, json, rows = 8, errors, pla
           </button>
         )}
       </div>
-      <textarea
-        id={id}
-        className={`code${invalid ? ' invalid' : ''}`}
-        rows={rows}
-        spellCheck={false}
-        value={value}
-        placeholder={placeholder}
-        aria-invalid={invalid || (errors?.length ?? 0) > 0}
-        aria-describedby={describedBy.join(' ') || undefined}
-        onChange={(e) => onChange(e.target.value)}
-      />
+      <Suspense
+        fallback={
+          <textarea
+            id={id}
+            className={`code${invalid ? ' invalid' : ''}`}
+            rows={rows}
+            spellCheck={false}
+            value={value}
+            placeholder={placeholder}
+            aria-invalid={invalid || (errors?.length ?? 0) > 0}
+            aria-describedby={describedBy.join(' ') || undefined}
+            onChange={(e) => onChange(e.target.value)}
+          />
+        }
+      >
+        <CodeEditor
+          value={value}
+          onChange={onChange}
+          json={json}
+          rows={rows}
+          labelId={`${id}-label`}
+          describedBy={describedBy.join(' ') || undefined}
+          invalid={invalid || (errors?.length ?? 0) > 0}
+          placeholder={placeholder}
+          hints={hints}
+        />
+      </Suspense>
       {check && (
         <p id={`${id}-status`} className={`hint ${check.ok ? 'hint-ok' : 'hint-bad'}`}>
           {check.ok

@@ -1,11 +1,13 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { api, errorMessage } from '../api';
 import { useConfirm } from '../components/confirm';
 import { EndpointForm } from '../components/EndpointForm';
+import { preloadCodeEditor, TemplateHintsContext } from '../components/JsonEditor';
 import { mockBase } from '../components/ProjectHeader';
 import { SessionPicker } from '../components/SessionPicker';
 import { StoragePanel } from '../components/StoragePanel';
 import { samplePath, TestRequest } from '../components/TestRequest';
+import { pathParams } from '../components/template-complete';
 import { useToast } from '../components/toast';
 import { CopyLine, EmptyState, ErrorBanner, MethodBadge, Spinner } from '../components/ui';
 import { useLoad } from '../hooks';
@@ -34,6 +36,8 @@ export function curlLine(
 export function EndpointPage({ projectId, endpointId }: { projectId: string; endpointId: string }) {
   const project = useLoad((s) => api.project(projectId, s), [projectId]);
   const endpoint = useLoad((s) => api.endpoint(projectId, endpointId, s), [projectId, endpointId]);
+  const collections = useLoad((s) => api.collections(projectId, s), [projectId]);
+  useEffect(preloadCodeEditor, []);
   const confirm = useConfirm();
   const toast = useToast();
   // '' is the shared state (requests without X-Mockyard-Session).
@@ -41,6 +45,10 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new endpoint starts on the shared state
   useEffect(() => setSession(''), [projectId, endpointId]);
   const e = endpoint.data;
+  const hints = useMemo(
+    () => ({ params: pathParams(e?.path ?? ''), vars: [], collections: (collections.data ?? []).map((c) => c.name) }),
+    [e?.path, collections.data],
+  );
 
   useEffect(() => {
     if (e) document.title = `${e.method} ${e.path} · ${project.data?.name ?? 'Project'} · Mockyard`;
@@ -114,36 +122,38 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
       </div>
       <TestRequest endpoint={e} base={base} />
 
-      <details className="card default-response">
-        <summary>
-          <h2>Default response</h2>
-          <span className="muted small">
-            {e.statusCode} · {e.contentType} · used when no rule answers
-          </span>
-        </summary>
-        <EndpointForm
-          key={e.updatedAt}
-          initial={e}
-          submitLabel="Save endpoint"
-          requireChange
-          onSubmit={async (input) => {
-            const u = await api.updateEndpoint(projectId, e.id, input);
-            endpoint.setData((old) => ({ ...u, rules: old?.rules }));
-            toast('Endpoint saved');
-          }}
+      <TemplateHintsContext.Provider value={hints}>
+        <details className="card default-response">
+          <summary>
+            <h2>Default response</h2>
+            <span className="muted small">
+              {e.statusCode} · {e.contentType} · used when no rule answers
+            </span>
+          </summary>
+          <EndpointForm
+            key={e.updatedAt}
+            initial={e}
+            submitLabel="Save endpoint"
+            requireChange
+            onSubmit={async (input) => {
+              const u = await api.updateEndpoint(projectId, e.id, input);
+              endpoint.setData((old) => ({ ...u, rules: old?.rules }));
+              toast('Endpoint saved');
+            }}
+          />
+        </details>
+
+        <SessionPicker
+          projectId={projectId}
+          endpointId={e.id}
+          session={session}
+          onChange={setSession}
+          sessionCurl={curlLine(e, url, [`X-Mockyard-Session: ${session || 'run-1'}`])}
+          seedCurl={curlLine(e, url, ['X-Mockyard-Seed: 42'])}
         />
-      </details>
 
-      <SessionPicker
-        projectId={projectId}
-        endpointId={e.id}
-        session={session}
-        onChange={setSession}
-        sessionCurl={curlLine(e, url, [`X-Mockyard-Session: ${session || 'run-1'}`])}
-        seedCurl={curlLine(e, url, ['X-Mockyard-Seed: 42'])}
-      />
-
-      <RulesPanel projectId={projectId} endpointId={e.id} contentType={e.contentType} session={session} />
+        <RulesPanel projectId={projectId} endpointId={e.id} contentType={e.contentType} session={session} />
+      </TemplateHintsContext.Provider>
 
       <StoragePanel projectId={projectId} endpointId={e.id} session={session} />
     </div>

@@ -1,5 +1,6 @@
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useContext, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { ApiError, errorMessage } from '../api';
+import { TemplateHintsContext } from '../components/JsonEditor';
 import { FieldError } from '../components/ui';
 import { anchorErrors } from '../hooks';
 import { LIMITS, type RuleInput } from '../types';
@@ -44,6 +45,13 @@ export function RuleEditor({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const formRef = useRef<HTMLFormElement>(null);
+  // the bodies' `{{…}}` completion offers the vars this rule's webhooks save
+  const outer = useContext(TemplateHintsContext);
+  const savedAs = d.actions
+    .map((a) => (a.type === 'http_request' ? a.saveAs.trim() : ''))
+    .filter(Boolean)
+    .join(' ');
+  const hints = useMemo(() => ({ ...outer, vars: savedAs ? savedAs.split(' ') : [] }), [outer, savedAs]);
   // the editor takes the focus when it opens (its first field), so Esc and typing work at once
   useEffect(() => {
     formRef.current?.querySelector<HTMLElement>('input, select, textarea')?.focus();
@@ -86,181 +94,183 @@ export function RuleEditor({
 
   const localCount = local.size;
   return (
-    <form
-      ref={formRef}
-      className="card rule-editor"
-      onSubmit={submit}
-      aria-labelledby={`${id}-title`}
-      onKeyDown={(e) => {
-        // Esc closes the editor (a select's own Esc closes its list first)
-        if (e.key === 'Escape' && !e.defaultPrevented) {
-          e.preventDefault();
-          onCancel();
-        }
-      }}
-    >
-      <h3 id={`${id}-title`}>{title}</h3>
-      <div className="grid-rule">
-        <Field label="Rule name" errors={errs('/name')} className="grow">
-          {(fid, invalid) => (
-            <input
-              id={fid}
-              value={d.name}
-              maxLength={LIMITS.nameLength}
-              aria-invalid={invalid}
-              onChange={(e) => upd({ name: e.target.value })}
-            />
-          )}
-        </Field>
-        <NumberField
-          label="Priority"
-          value={d.priority}
-          errors={errs('/priority')}
-          onChange={(priority) => upd({ priority })}
-        />
-        <div className="field check-field">
-          <label className="check">
-            <input type="checkbox" checked={d.active} onChange={(e) => upd({ active: e.target.checked })} />
-            Active
-          </label>
-        </div>
-      </div>
-      <p className="hint">Lower priority runs first. Only active rules are evaluated.</p>
-
-      <fieldset className="section">
-        <legend>Conditions</legend>
-        <p className="hint">
-          All must match (AND). With no conditions the rule matches every request to this endpoint.
-        </p>
-        {d.conditions.map((c, i) => (
-          <ConditionRow
-            key={c.uid}
-            c={c}
-            i={i}
-            errs={errs}
-            set={(patch) => setCond(i, patch)}
-            remove={() => upd({ conditions: d.conditions.filter((_, j) => j !== i) })}
+    <TemplateHintsContext.Provider value={hints}>
+      <form
+        ref={formRef}
+        className="card rule-editor"
+        onSubmit={submit}
+        aria-labelledby={`${id}-title`}
+        onKeyDown={(e) => {
+          // Esc closes the editor (a select's own Esc closes its list first)
+          if (e.key === 'Escape' && !e.defaultPrevented) {
+            e.preventDefault();
+            onCancel();
+          }
+        }}
+      >
+        <h3 id={`${id}-title`}>{title}</h3>
+        <div className="grid-rule">
+          <Field label="Rule name" errors={errs('/name')} className="grow">
+            {(fid, invalid) => (
+              <input
+                id={fid}
+                value={d.name}
+                maxLength={LIMITS.nameLength}
+                aria-invalid={invalid}
+                onChange={(e) => upd({ name: e.target.value })}
+              />
+            )}
+          </Field>
+          <NumberField
+            label="Priority"
+            value={d.priority}
+            errors={errs('/priority')}
+            onChange={(priority) => upd({ priority })}
           />
-        ))}
-        <FieldError messages={errs('/conditions')} />
-        <button
-          type="button"
-          className="btn btn-small"
-          onClick={() => upd({ conditions: [...d.conditions, newCondition()] })}
-        >
-          + Add condition
-        </button>
-      </fieldset>
-
-      <fieldset className="section">
-        <legend>Response</legend>
-        <div className="radio-row">
-          <label className="check">
-            <input
-              type="radio"
-              name={`${id}-resp`}
-              checked={!d.hasResponse}
-              onChange={() => upd({ hasResponse: false })}
-            />
-            No response — only run the actions, then keep evaluating
-          </label>
-          <label className="check">
-            <input
-              type="radio"
-              name={`${id}-resp`}
-              checked={d.hasResponse}
-              onChange={() => upd({ hasResponse: true, steps: d.steps.length ? d.steps : [newStep()] })}
-            />
-            Respond with steps
-          </label>
+          <div className="field check-field">
+            <label className="check">
+              <input type="checkbox" checked={d.active} onChange={(e) => upd({ active: e.target.checked })} />
+              Active
+            </label>
+          </div>
         </div>
-        {d.hasResponse && (
-          <>
-            <Field label="Sequence mode" errors={errs('/response/mode')}>
-              {(fid) => (
-                <select id={fid} value={d.mode} onChange={(e) => upd({ mode: e.target.value as RuleDraft['mode'] })}>
-                  <option value="loop">Loop — after the last step, start again</option>
-                  <option value="hold_last">Hold last — keep returning the last step</option>
-                </select>
-              )}
-            </Field>
-            <p className="hint">Each step is returned Count times before the next one.</p>
-            <div className="steps">
-              {d.steps.map((s, i) => (
-                <StepCard
-                  key={s.uid}
-                  s={s}
-                  i={i}
-                  count={d.steps.length}
-                  errs={errs}
-                  defaultContentType={defaultContentType}
-                  set={(patch) => setStep(i, patch)}
-                  remove={() => upd({ steps: d.steps.filter((_, j) => j !== i) })}
-                  moveBy={(dir) => upd({ steps: move(d.steps, i, dir) })}
-                />
-              ))}
-            </div>
-            <FieldError messages={[...errs('/response/steps'), ...errs('/response')]} />
-            <button type="button" className="btn btn-small" onClick={() => upd({ steps: [...d.steps, newStep()] })}>
-              + Add step
-            </button>
-          </>
-        )}
-      </fieldset>
+        <p className="hint">Lower priority runs first. Only active rules are evaluated.</p>
 
-      <fieldset className="section">
-        <legend>Actions</legend>
-        <p className="hint">Run in order when the conditions match, before the response.</p>
-        <div className="steps">
-          {d.actions.map((a, i) => (
-            <ActionCard
-              key={a.uid}
-              a={a}
+        <fieldset className="section">
+          <legend>Conditions</legend>
+          <p className="hint">
+            All must match (AND). With no conditions the rule matches every request to this endpoint.
+          </p>
+          {d.conditions.map((c, i) => (
+            <ConditionRow
+              key={c.uid}
+              c={c}
               i={i}
-              count={d.actions.length}
               errs={errs}
-              set={(patch) => setAction(i, patch)}
-              remove={() => upd({ actions: d.actions.filter((_, j) => j !== i) })}
-              moveBy={(dir) => upd({ actions: move(d.actions, i, dir) })}
+              set={(patch) => setCond(i, patch)}
+              remove={() => upd({ conditions: d.conditions.filter((_, j) => j !== i) })}
             />
           ))}
-        </div>
-        <FieldError messages={errs('/actions')} />
-        <button type="button" className="btn btn-small" onClick={() => upd({ actions: [...d.actions, newAction()] })}>
-          + Add action
-        </button>
-      </fieldset>
+          <FieldError messages={errs('/conditions')} />
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => upd({ conditions: [...d.conditions, newCondition()] })}
+          >
+            + Add condition
+          </button>
+        </fieldset>
 
-      {localCount > 0 && (
-        <p className="field-error" role="alert">
-          Fix the {localCount === 1 ? 'field' : `${localCount} fields`} marked above.
-        </p>
-      )}
-      {general && (
-        <p className="field-error" role="alert">
-          {general}
-        </p>
-      )}
-      {unanchored.length > 0 && (
-        <ul className="field-error" role="alert">
-          {(error instanceof ApiError ? error.details.filter((x) => server.get('')?.includes(x.message)) : []).map(
-            (x) => (
-              <li key={`${x.path}:${x.message}`}>
-                {x.path ? <code>{x.path}</code> : null} {x.message}
-              </li>
-            ),
+        <fieldset className="section">
+          <legend>Response</legend>
+          <div className="radio-row">
+            <label className="check">
+              <input
+                type="radio"
+                name={`${id}-resp`}
+                checked={!d.hasResponse}
+                onChange={() => upd({ hasResponse: false })}
+              />
+              No response — only run the actions, then keep evaluating
+            </label>
+            <label className="check">
+              <input
+                type="radio"
+                name={`${id}-resp`}
+                checked={d.hasResponse}
+                onChange={() => upd({ hasResponse: true, steps: d.steps.length ? d.steps : [newStep()] })}
+              />
+              Respond with steps
+            </label>
+          </div>
+          {d.hasResponse && (
+            <>
+              <Field label="Sequence mode" errors={errs('/response/mode')}>
+                {(fid) => (
+                  <select id={fid} value={d.mode} onChange={(e) => upd({ mode: e.target.value as RuleDraft['mode'] })}>
+                    <option value="loop">Loop — after the last step, start again</option>
+                    <option value="hold_last">Hold last — keep returning the last step</option>
+                  </select>
+                )}
+              </Field>
+              <p className="hint">Each step is returned Count times before the next one.</p>
+              <div className="steps">
+                {d.steps.map((s, i) => (
+                  <StepCard
+                    key={s.uid}
+                    s={s}
+                    i={i}
+                    count={d.steps.length}
+                    errs={errs}
+                    defaultContentType={defaultContentType}
+                    set={(patch) => setStep(i, patch)}
+                    remove={() => upd({ steps: d.steps.filter((_, j) => j !== i) })}
+                    moveBy={(dir) => upd({ steps: move(d.steps, i, dir) })}
+                  />
+                ))}
+              </div>
+              <FieldError messages={[...errs('/response/steps'), ...errs('/response')]} />
+              <button type="button" className="btn btn-small" onClick={() => upd({ steps: [...d.steps, newStep()] })}>
+                + Add step
+              </button>
+            </>
           )}
-        </ul>
-      )}
-      {limitNote && <p className="hint">{limitNote}</p>}
-      <div className="form-actions">
-        <button type="button" className="btn" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="submit" className="btn btn-primary" disabled={busy}>
-          {busy ? 'Saving…' : submitLabel}
-        </button>
-      </div>
-    </form>
+        </fieldset>
+
+        <fieldset className="section">
+          <legend>Actions</legend>
+          <p className="hint">Run in order when the conditions match, before the response.</p>
+          <div className="steps">
+            {d.actions.map((a, i) => (
+              <ActionCard
+                key={a.uid}
+                a={a}
+                i={i}
+                count={d.actions.length}
+                errs={errs}
+                set={(patch) => setAction(i, patch)}
+                remove={() => upd({ actions: d.actions.filter((_, j) => j !== i) })}
+                moveBy={(dir) => upd({ actions: move(d.actions, i, dir) })}
+              />
+            ))}
+          </div>
+          <FieldError messages={errs('/actions')} />
+          <button type="button" className="btn btn-small" onClick={() => upd({ actions: [...d.actions, newAction()] })}>
+            + Add action
+          </button>
+        </fieldset>
+
+        {localCount > 0 && (
+          <p className="field-error" role="alert">
+            Fix the {localCount === 1 ? 'field' : `${localCount} fields`} marked above.
+          </p>
+        )}
+        {general && (
+          <p className="field-error" role="alert">
+            {general}
+          </p>
+        )}
+        {unanchored.length > 0 && (
+          <ul className="field-error" role="alert">
+            {(error instanceof ApiError ? error.details.filter((x) => server.get('')?.includes(x.message)) : []).map(
+              (x) => (
+                <li key={`${x.path}:${x.message}`}>
+                  {x.path ? <code>{x.path}</code> : null} {x.message}
+                </li>
+              ),
+            )}
+          </ul>
+        )}
+        {limitNote && <p className="hint">{limitNote}</p>}
+        <div className="form-actions">
+          <button type="button" className="btn" onClick={onCancel}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={busy}>
+            {busy ? 'Saving…' : submitLabel}
+          </button>
+        </div>
+      </form>
+    </TemplateHintsContext.Provider>
   );
 }
