@@ -214,12 +214,31 @@ async function scan(page: Page, name: string): Promise<void> {
     );
 }
 
+/**
+ * The hand audit of target sizes (WCAG 2.5.8), stricter than axe's spacing exception: every visible
+ * control is at least 24 × 24 CSS px, but links inside running text (the rule's inline exception); a
+ * checkbox or radio inside its label is measured as the label, which is where a click lands.
+ */
+const smallTargets: string[] = [];
+async function auditTargets(page: Page, name: string): Promise<void> {
+  const small =
+    (await page.evaluate(`[...document.querySelectorAll('button, a[href], input, select, summary, [role="option"], [draggable="true"]')]
+    .filter((e) => e.checkVisibility() && !(e.tagName === 'A' && e.closest('p, li.crumb, .hint, dd, td')))
+    .map((e) => [e, (e.matches('input[type=checkbox], input[type=radio]') && e.closest('label') || e).getBoundingClientRect()])
+    .filter(([e, r]) => r.width < 24 || r.height < 24)
+    .map(([e, r]) => e.tagName.toLowerCase() + '[' + (e.getAttribute('aria-label') || e.textContent.trim().slice(0, 24) || e.getAttribute('type') || '') + '] ' + Math.round(r.width) + '×' + Math.round(r.height))`)) as string[];
+  for (const s of small) smallTargets.push(`${name}: ${s}`);
+}
+
 async function shot(page: Page, name: string, narrow = false): Promise<void> {
   const size = page.viewportSize();
   if (narrow) await page.setViewportSize({ width: 400, height: 860 });
   // Let transitions settle; leave passing toasts out of the picture.
   await page.waitForTimeout(300);
+  // scanned from the top, as photographed (a control half under the sticky top bar reads as small)
+  await page.evaluate('window.scrollTo(0, 0)');
   await scan(page, name);
+  await auditTargets(page, name);
   await page.screenshot({
     path: path.join(shots, name),
     fullPage: true,
@@ -305,7 +324,7 @@ describe('dashboard', () => {
     await body1.pressSequentially('{{request.me');
     const option = page.getByRole('option', { name: /request\.method/ });
     await visible(option);
-    await body1.press('Enter');
+    await option.click(); // (Enter takes it too, once the list has been open 75 ms: CodeMirror's guard against fast typing)
     await poll(() => body1.innerText()).toContain('{{request.method}}');
     await visible(step1.locator('.cm-template-tag', { hasText: '{{request.method}}' }));
     // Esc closes an open completion list, not the rule editor
@@ -320,10 +339,21 @@ describe('dashboard', () => {
     const step2 = form.getByRole('group', { name: 'Step 2' });
     await step2.getByLabel('Status').fill('200');
     await step2.getByLabel('Body', { exact: true }).fill('{"vip":"second"}');
+    // drag a step by its grip above the other (↑/↓ stay the keyboard path), and back
+    const stepBody = (step: typeof step1) => step.getByLabel('Body', { exact: true }).innerText();
+    // (a tall window: both steps on screen, so the drag does not scroll the page mid-way)
+    const viewport = page.viewportSize();
+    await page.setViewportSize({ width: 1280, height: 2400 });
+    await step2.locator('.drag-grip').dragTo(step1, { targetPosition: { x: 40, y: 12 } });
+    await poll(() => stepBody(step1)).toBe('{"vip":"second"}');
+    await poll(() => stepBody(step2)).toBe('{"vip":"first"}');
+    await step2.locator('.drag-grip').dragTo(step1, { targetPosition: { x: 40, y: 12 } });
+    await poll(() => stepBody(step1)).toBe('{"vip":"first"}');
+    if (viewport) await page.setViewportSize(viewport);
     await shot(page, 'rule-editor.png');
     await form.getByRole('button', { name: 'Create rule' }).click();
 
-    const rule = page.getByRole('article', { name: 'VIP customers' });
+    const rule = page.getByRole('article', { name: 'VIP customers', exact: true });
     await visible(rule);
     await visible(page.getByText('1 of 3 rules'));
     await visible(rule.getByText('header x-tier equals “vip”'));
@@ -451,6 +481,27 @@ describe('dashboard', () => {
     await poll(() => active.isChecked()).toBe(false);
     await visible(rule.getByText('Off', { exact: true }));
     expect(await callMock(mockUrl, { 'x-tier': 'vip' })).toEqual({ status: 200, body: '{\n  "orders": []\n}' });
+
+    // --- duplicate it, and drag the copy above the original: the new order is saved -----------
+    await rule.getByRole('button', { name: 'Duplicate' }).click();
+    const copy = page.getByRole('article', { name: 'VIP customers (copy)' });
+    await visible(copy);
+    const ruleOrder = () =>
+      page
+        .getByRole('list', { name: 'Rules in evaluation order' })
+        .getByRole('heading', { level: 3 })
+        .allTextContents();
+    await poll(ruleOrder).toEqual(['VIP customers', 'VIP customers (copy)']);
+    await copy.getByTestId('rule-grip').dragTo(rule, { targetPosition: { x: 60, y: 8 } });
+    await poll(ruleOrder).toEqual(['VIP customers (copy)', 'VIP customers']);
+    await page.reload();
+    await poll(ruleOrder).toEqual(['VIP customers (copy)', 'VIP customers']);
+    await copy.getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete rule “VIP customers (copy)”?' })
+      .getByRole('button', { name: 'Delete rule' })
+      .click();
+    await poll(() => copy.count()).toBe(0);
 
     // --- delete the rule (with confirmation) ---------------------------------------------------
     await rule.getByRole('button', { name: 'Delete' }).click();
@@ -630,6 +681,7 @@ describe('dashboard', () => {
 
     expect(pageErrors).toEqual([]);
     expect(violations, violations.join('\n')).toEqual([]);
+    expect(smallTargets, smallTargets.join('\n')).toEqual([]);
     await context.close();
   }, 120_000);
 
@@ -710,6 +762,7 @@ describe('dashboard', () => {
     await visible(page.getByRole('article', { name: 'odd' }));
     await shot(page, 'endpoint-dark.png');
     expect(violations, violations.join('\n')).toEqual([]);
+    expect(smallTargets, smallTargets.join('\n')).toEqual([]);
     await context.close();
   }, 120_000);
 });

@@ -52,7 +52,7 @@ export function ProjectFallback({ project, onSaved }: { project: Project; onSave
         />
         <FieldError id="fallback-url-error" messages={urlErrors} />
       </div>
-      <label className="checkbox">
+      <label className="check">
         <input
           type="checkbox"
           checked={recording}

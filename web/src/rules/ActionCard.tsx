@@ -1,4 +1,5 @@
 /** One action of a rule: set, store or delete a variable, or call a webhook. */
+import type { HTMLAttributes } from 'react';
 import { isJsonType, JsonEditor } from '../components/JsonEditor';
 import { KeyValueEditor } from '../components/KeyValueEditor';
 import { FieldError } from '../components/ui';
@@ -24,6 +25,8 @@ export function ActionCard({
   set,
   remove,
   moveBy,
+  grip,
+  domId,
   errs,
 }: {
   a: ActionDraft;
@@ -32,13 +35,15 @@ export function ActionCard({
   set: (patch: Partial<ActionDraft>) => void;
   remove: () => void;
   moveBy: (d: -1 | 1) => void;
+  grip?: HTMLAttributes<HTMLSpanElement>;
+  domId?: string;
   errs: Errs;
 }) {
   const p = `/actions/${i}`;
   return (
-    <fieldset className="step">
+    <fieldset className="step" id={domId}>
       <legend>Action {i + 1}</legend>
-      <ReorderTools noun="action" i={i} count={count} moveBy={moveBy} remove={remove} />
+      <ReorderTools grip={grip} noun="action" i={i} count={count} moveBy={moveBy} remove={remove} />
       <div className="grid-step">
         <Field label="Type" errors={errs(`${p}/type`)}>
           {(id) => (

@@ -1,3 +1,4 @@
+import type { HTMLAttributes } from 'react';
 import { StatusBadge } from '../components/ui';
 import type { Rule } from '../types';
 import { ACTION_LABELS, describeCondition, FAULT_LABELS } from './draft';
@@ -28,6 +29,7 @@ export function RuleCard({
   onEdit,
   onDuplicate,
   onDelete,
+  grip,
 }: {
   rule: Rule;
   session: string;
@@ -41,11 +43,18 @@ export function RuleCard({
   /** a copy below it (absent at the plan's limit) */
   onDuplicate?: () => void;
   onDelete: () => void;
+  /** drag props of the grip (drag-reorder.ts) */
+  grip?: HTMLAttributes<HTMLSpanElement>;
 }) {
   const titleId = `rule-${rule.id}-title`;
   return (
     <article className={`card rule-card${rule.active ? '' : ' inactive'}`} aria-labelledby={titleId}>
       <div className="rule-head">
+        {grip && (
+          <span className="drag-grip" title="Drag to reorder" aria-hidden="true" data-testid="rule-grip" {...grip}>
+            ⠿
+          </span>
+        )}
         <div className="rule-order">
           <button
             type="button"

@@ -1,5 +1,6 @@
 import { type FormEvent, useContext, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { ApiError, errorMessage } from '../api';
+import { moved, useDragReorder } from '../components/drag-reorder';
 import { TemplateHintsContext } from '../components/JsonEditor';
 import { FieldError } from '../components/ui';
 import { anchorErrors } from '../hooks';
@@ -45,6 +46,8 @@ export function RuleEditor({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const formRef = useRef<HTMLFormElement>(null);
+  const stepDrag = useDragReorder((from, to) => upd({ steps: moved(d.steps, from, to) }));
+  const actionDrag = useDragReorder((from, to) => upd({ actions: moved(d.actions, from, to) }));
   // the bodies' `{{…}}` completion offers the vars this rule's webhooks save
   const outer = useContext(TemplateHintsContext);
   const savedAs = d.actions
@@ -196,17 +199,20 @@ export function RuleEditor({
               <p className="hint">Each step is returned Count times before the next one.</p>
               <div className="steps">
                 {d.steps.map((s, i) => (
-                  <StepCard
-                    key={s.uid}
-                    s={s}
-                    i={i}
-                    count={d.steps.length}
-                    errs={errs}
-                    defaultContentType={defaultContentType}
-                    set={(patch) => setStep(i, patch)}
-                    remove={() => upd({ steps: d.steps.filter((_, j) => j !== i) })}
-                    moveBy={(dir) => upd({ steps: move(d.steps, i, dir) })}
-                  />
+                  <div key={s.uid} className={stepDrag.className(i) || undefined} {...stepDrag.target(i)}>
+                    <StepCard
+                      grip={stepDrag.handle(i, () => document.getElementById(`${id}-step-${i}`))}
+                      domId={`${id}-step-${i}`}
+                      s={s}
+                      i={i}
+                      count={d.steps.length}
+                      errs={errs}
+                      defaultContentType={defaultContentType}
+                      set={(patch) => setStep(i, patch)}
+                      remove={() => upd({ steps: d.steps.filter((_, j) => j !== i) })}
+                      moveBy={(dir) => upd({ steps: move(d.steps, i, dir) })}
+                    />
+                  </div>
                 ))}
               </div>
               <FieldError messages={[...errs('/response/steps'), ...errs('/response')]} />
@@ -222,16 +228,19 @@ export function RuleEditor({
           <p className="hint">Run in order when the conditions match, before the response.</p>
           <div className="steps">
             {d.actions.map((a, i) => (
-              <ActionCard
-                key={a.uid}
-                a={a}
-                i={i}
-                count={d.actions.length}
-                errs={errs}
-                set={(patch) => setAction(i, patch)}
-                remove={() => upd({ actions: d.actions.filter((_, j) => j !== i) })}
-                moveBy={(dir) => upd({ actions: move(d.actions, i, dir) })}
-              />
+              <div key={a.uid} className={actionDrag.className(i) || undefined} {...actionDrag.target(i)}>
+                <ActionCard
+                  grip={actionDrag.handle(i, () => document.getElementById(`${id}-action-${i}`))}
+                  domId={`${id}-action-${i}`}
+                  a={a}
+                  i={i}
+                  count={d.actions.length}
+                  errs={errs}
+                  set={(patch) => setAction(i, patch)}
+                  remove={() => upd({ actions: d.actions.filter((_, j) => j !== i) })}
+                  moveBy={(dir) => upd({ actions: move(d.actions, i, dir) })}
+                />
+              </div>
             ))}
           </div>
           <FieldError messages={errs('/actions')} />

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { api, errorMessage } from '../api';
 import { useAuth } from '../auth';
 import { useConfirm } from '../components/confirm';
+import { moved, useDragReorder } from '../components/drag-reorder';
 import { useToast } from '../components/toast';
 import { EmptyState, ErrorBanner, Spinner } from '../components/ui';
 import { useLoad } from '../hooks';
@@ -53,6 +54,8 @@ export function RulesPanel({
 
   const limit = user ? RULE_LIMITS[user.plan] : 3;
   const list = rules.data ?? [];
+  // drag a rule by its grip to reorder (↑/↓ are the keyboard path); moveTo is defined below
+  const drag = useDragReorder((from, to) => void moveTo(from, to), busy !== null);
   const setData = rules.setData;
 
   // Sequence positions move with mock traffic: refresh quietly while the page is visible.
@@ -88,11 +91,11 @@ export function RulesPanel({
     }
   };
 
-  const move = (i: number, dir: -1 | 1) => {
+  const moveTo = (i: number, to: number) => {
     const rule = list[i];
+    if (to < 0 || to >= list.length || to === i) return;
     return run(rule.id, 'reorder', async () => {
-      const order = [...list];
-      [order[i], order[i + dir]] = [order[i + dir], order[i]];
+      const order = moved(list, i, to);
       // Rewrite priorities as 10, 20, 30… so the new order is unambiguous.
       const changed = order
         .map((r, j) => ({ r, priority: (j + 1) * 10 }))
@@ -183,7 +186,7 @@ export function RulesPanel({
       ) : (
         <ol className="rule-list" aria-label="Rules in evaluation order">
           {list.map((r, i) => (
-            <li key={r.id}>
+            <li key={r.id} className={drag.className(i) || undefined} {...drag.target(i)}>
               {editing === r.id ? (
                 <RuleEditor
                   initial={toDraft(r)}
@@ -212,7 +215,8 @@ export function RulesPanel({
                       replace(await api.updateRule(projectId, endpointId, r.id, { active }));
                     })
                   }
-                  onMove={(dir) => void move(i, dir)}
+                  onMove={(dir) => void moveTo(i, i + dir)}
+                  grip={drag.handle(i, () => document.getElementById(`rule-${r.id}-title`)?.closest('article') ?? null)}
                   onReset={() =>
                     run(r.id, 'reset the sequence', async () => {
                       const u = await api.resetRule(projectId, endpointId, r.id, session);

@@ -1,4 +1,5 @@
 /** One step of a rule's response: status, count, delays, fault, headers and body. */
+import type { HTMLAttributes } from 'react';
 import { isJsonType, JsonEditor } from '../components/JsonEditor';
 import { KeyValueEditor } from '../components/KeyValueEditor';
 import { FieldError } from '../components/ui';
@@ -22,6 +23,8 @@ export function StepCard({
   set,
   remove,
   moveBy,
+  grip,
+  domId,
   errs,
   defaultContentType,
 }: {
@@ -31,15 +34,25 @@ export function StepCard({
   set: (patch: Partial<StepDraft>) => void;
   remove: () => void;
   moveBy: (d: -1 | 1) => void;
+  grip?: HTMLAttributes<HTMLSpanElement>;
+  domId?: string;
   errs: Errs;
   defaultContentType: string;
 }) {
   const p = `/response/steps/${i}`;
   const ct = s.headers.find((h) => h.key.trim().toLowerCase() === 'content-type')?.value ?? defaultContentType;
   return (
-    <fieldset className="step">
+    <fieldset className="step" id={domId}>
       <legend>Step {i + 1}</legend>
-      <ReorderTools noun="step" i={i} count={count} moveBy={moveBy} remove={remove} removeDisabled={count === 1} />
+      <ReorderTools
+        grip={grip}
+        noun="step"
+        i={i}
+        count={count}
+        moveBy={moveBy}
+        remove={remove}
+        removeDisabled={count === 1}
+      />
       <div className="grid-step">
         <NumberField
           label="Status"

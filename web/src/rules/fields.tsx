@@ -2,7 +2,8 @@
  * The rule editor's shared form pieces: a labelled field (with its errors and hint linked by
  * aria-describedby), a number field, and the move-up / move-down / remove toolbar of a list item.
  */
-import { type ReactNode, useId } from 'react';
+import { type HTMLAttributes, type ReactNode, useId } from 'react';
+import { moved } from '../components/drag-reorder';
 import { FieldError } from '../components/ui';
 
 /** The messages (local and server) at a JSON pointer of the rule. */
@@ -11,10 +12,7 @@ export type Errs = (path: string) => string[];
 /** `list` with item i moved one place up (-1) or down (1). */
 export function move<T>(list: T[], i: number, d: -1 | 1): T[] {
   const j = i + d;
-  if (j < 0 || j >= list.length) return list;
-  const out = [...list];
-  [out[i], out[j]] = [out[j], out[i]];
-  return out;
+  return j < 0 || j >= list.length ? list : moved(list, i, j);
 }
 
 export function Field({
@@ -83,6 +81,7 @@ export function ReorderTools({
   moveBy,
   remove,
   removeDisabled = false,
+  grip,
 }: {
   noun: string;
   i: number;
@@ -90,9 +89,16 @@ export function ReorderTools({
   moveBy: (d: -1 | 1) => void;
   remove: () => void;
   removeDisabled?: boolean;
+  /** drag props of the grip (drag-reorder.ts) */
+  grip?: HTMLAttributes<HTMLSpanElement>;
 }) {
   return (
     <div className="step-tools">
+      {grip && (
+        <span className="drag-grip" title={`Drag to reorder ${noun}s`} aria-hidden="true" {...grip}>
+          ⠿
+        </span>
+      )}
       <button
         type="button"
         className="btn btn-small btn-ghost"
