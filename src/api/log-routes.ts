@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { RequestLogEntry } from '../domain/model.js';
+import { RequestLogEntryRecord } from '../domain/records.js';
 import { validationError } from '../errors.js';
 import { compileFilter, type RequestFilter } from '../runtime/verify.js';
 import { type ApiDeps, caller, type Params } from './context.js';
@@ -35,6 +36,7 @@ export function logRoutes(app: FastifyInstance, { store, requestLog }: ApiDeps):
         tags,
         summary: 'Mock requests of the project, newest first (limit default 50, max 500)',
         querystring: { type: 'object', properties: { limit: { type: 'string' } } },
+        response: { 200: Type.Array(RequestLogEntryRecord) },
       },
     },
     async (req) => {

@@ -161,6 +161,20 @@ export const RuleTraceRecord = Type.Object({
   reason: Type.Optional(Type.String()),
 });
 
+/** The answer a mock request got, as sent (issue 20's inspector): absent for errors and proxied answers. */
+export const SentAnswerRecord = Type.Object({
+  headers: StringMap,
+  /** the body as sent, cut at 64 KiB (`truncated`) */
+  body: Type.String(),
+  truncated: Type.Optional(Type.Boolean()),
+  /** the rule's step that answered: its place (0-based) among `of` steps */
+  step: Type.Optional(Type.Object({ index: Type.Integer(), of: Type.Integer() })),
+  /** the delay waited before answering, in ms */
+  delayMs: Type.Optional(Type.Integer()),
+  /** the step's network fault instead of an answer */
+  fault: Type.Optional(Type.String()),
+});
+
 export const RequestLogEntryRecord = Type.Object({
   id: Type.String(),
   at: IsoTime,
@@ -182,6 +196,7 @@ export const RequestLogEntryRecord = Type.Object({
   data: Type.Optional(DataBindingRecord),
   /** why the answer is an error of the service's own (e.g. `render_too_large`, CONTRACT §10) */
   error: Type.Optional(Type.String()),
+  response: Type.Optional(SentAnswerRecord),
 });
 
 /** A mock session seen on an endpoint (`GET …/endpoints/:id/sessions`). */

@@ -28,6 +28,9 @@ export interface CompiledStep {
   readonly delayMs: number;
   readonly delayMaxMs: number;
   readonly fault: Step['fault'] | null;
+  /** its place in the rule's steps (0-based) and their number, for the request log */
+  readonly index: number;
+  readonly of: number;
   /** the whole answer, prebuilt, when nothing in it is templated */
   readonly fixed: { readonly body: string; readonly headers: Readonly<OutHeaders> } | null;
 }
@@ -168,7 +171,7 @@ export interface CompiledProject {
   readonly collections: ReadonlyMap<string, CompiledCollection>;
 }
 
-function compileStep(s: Step, sources: string[], endpointContentType: string): CompiledStep {
+function compileStep(s: Step, index: number, of: number, sources: string[], endpointContentType: string): CompiledStep {
   const headers: [string, Template][] = [];
   let contentType: Template | null = null;
   for (const [k, v] of Object.entries(s.headers)) {
@@ -200,6 +203,8 @@ function compileStep(s: Step, sources: string[], endpointContentType: string): C
     delayMs: s.delayMs,
     delayMaxMs: Math.max(s.delayMs, s.delayMaxMs),
     fault: s.fault ?? null,
+    index,
+    of,
     fixed,
   };
 }
@@ -227,7 +232,9 @@ function compileRule(r: RuleRecord, sources: string[], endpointContentType: stri
       ? { type: a.type, name: a.name, value: compileTemplate(a.value), stop }
       : { type: a.type, name: a.name, value: compileTemplate(a.value), scope: a.scope ?? 'endpoint', stop };
   });
-  const steps = r.response ? r.response.steps.map((s) => compileStep(s, sources, endpointContentType)) : null;
+  const steps = r.response
+    ? r.response.steps.map((s, i, all) => compileStep(s, i, all.length, sources, endpointContentType))
+    : null;
   return {
     id: r.id,
     name: r.name,

@@ -165,6 +165,10 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       durationMs: 0,
       actions: NO_ACTIONS,
       rules: NO_TRACES,
+      sentHeaders: null,
+      sentBody: '',
+      sentStep: null,
+      sentDelay: 0,
     };
     if (typeof sessionHeader === 'string' && sessionHeader !== '') entry.session = sessionHeader.slice(0, 200);
     const x = new Exchange(req, res, entry, ref, slug);
@@ -259,7 +263,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     entry.endpointId = ep.id;
     if (ep.rules.length === 0 && ep.fixedBody !== null && ep.data === null) {
       // a fixed answer: nothing of the request is read
-      finish(x, writeDefault(res, ep, ep.fixedBody, ep.fixedLength));
+      finish(x, writeDefault(res, ep, ep.fixedBody, ep.fixedLength, entry));
       return;
     }
     const view = x.view();
@@ -323,12 +327,12 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
         [CORS]: '*',
         [CSP]: MOCK_CSP,
       };
-      finish(x, writeAnswer(res, out.status, headers, body));
+      finish(x, writeAnswer(res, out.status, headers, body, entry));
       return;
     }
     let status: number | Promise<number>;
     try {
-      status = writeStep(res, ep, out.step, ctx, ctx.seeded ? ctx.rng : jitter);
+      status = writeStep(res, ep, out.step, ctx, ctx.seeded ? ctx.rng : jitter, entry);
     } catch (err) {
       status = tooLarge(x, err);
     }
@@ -347,7 +351,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       headers['x-total-count'] = a.total;
       headers['access-control-expose-headers'] = 'X-Total-Count';
     }
-    finish(x, writeAnswer(x.res, a.status, headers, a.status === 204 ? '' : a.body));
+    finish(x, writeAnswer(x.res, a.status, headers, a.status === 204 ? '' : a.body, x.entry));
   }
 
   /** A template rendered past its cap: `500 render_too_large`, and the log entry says why. */
@@ -360,7 +364,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
   /** The default answer, rendered (no closure per request: this is the hot path). */
   function writeDefaultOf(x: Exchange, ep: CompiledEndpoint, ctx: MockContext): number {
     try {
-      return writeRendered(x.res, ep, ctx);
+      return writeRendered(x.res, ep, ctx, x.entry);
     } catch (err) {
       return tooLarge(x, err);
     }

@@ -4,17 +4,46 @@
  */
 import type { RequestLogEntry } from '../domain/model.js';
 import { seqId } from '../store/ids.js';
+import type { CompiledStep } from './compile.js';
 import { headersFromRaw } from './context.js';
+import type { AnswerNote, OutHeaders } from './respond.js';
 
 /**
  * A mock request as the hot path records it: a sequence number for the id, and node's raw header
  * lines. Both are spelled out (id; headers flattened and redacted) only when the entry is streamed
  * or written: under a flood most entries are overwritten before that.
  */
-export type LogRecord = Omit<RequestLogEntry, 'headers' | 'id'> & { seq: number; rawHeaders: readonly string[] };
+export type LogRecord = Omit<RequestLogEntry, 'headers' | 'id' | 'response'> & {
+  seq: number;
+  rawHeaders: readonly string[];
+} & AnswerNote;
 export type Pending = RequestLogEntry | LogRecord;
 
 const REDACTED = ['authorization', 'proxy-authorization', 'cookie'];
+/** The answer's body is logged up to this many characters (as the request's). */
+export const SENT_BODY_CHARS = 64 * 1024;
+
+/** A string's first `n` characters as a string of their own (a slice would keep the whole alive). */
+const cut = (s: string, n: number): string => Buffer.from(s.slice(0, n), 'utf8').toString('utf8');
+
+function sentAnswer(p: LogRecord): RequestLogEntry['response'] {
+  const step = p.sentStep;
+  if (p.sentHeaders === null && step === null) return undefined;
+  const headers: Record<string, string> = {};
+  if (p.sentHeaders)
+    for (const [k, v] of Object.entries(p.sentHeaders)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+  const out: NonNullable<RequestLogEntry['response']> = { headers, body: p.sentBody };
+  if (p.sentBody.length > SENT_BODY_CHARS) {
+    out.body = cut(p.sentBody, SENT_BODY_CHARS);
+    out.truncated = true;
+  }
+  if (step) {
+    out.step = { index: step.index, of: step.of };
+    if (p.sentDelay > 0) out.delayMs = p.sentDelay;
+    if (step.fault) out.fault = step.fault;
+  }
+  return out;
+}
 
 /** The entry as it is stored and streamed: credentials in headers replaced by `[redacted]`. */
 export function settle(p: LogRecord): RequestLogEntry {
@@ -39,6 +68,8 @@ export function settle(p: LogRecord): RequestLogEntry {
   if (p.session) e.session = p.session;
   if (p.error) e.error = p.error;
   if (p.data) e.data = p.data;
+  const response = sentAnswer(p);
+  if (response) e.response = response;
   return e;
 }
 
@@ -91,6 +122,15 @@ export class Slot {
   private readonly lengths: number[] = [];
   private count = 0;
   private refs: Pick<LogRecord, 'path' | 'query' | 'body' | 'rawHeaders'> | null = null;
+  /** the answer sent: headers and step by reference (shared compile-time objects for fixed
+   * answers), the body copied into `sentBytes` when small, else referenced (cut when huge) */
+  private sentHeaders: Readonly<OutHeaders> | null = null;
+  private sentStep: CompiledStep | null = null;
+  private sentDelay = 0;
+  private sentBody = '';
+  private sentBytes: Buffer | null = null;
+  /** bytes of the copied body, or -1 when `sentBody` holds it */
+  private sentLength = -1;
 
   constructor(p: Pending) {
     this.set(p);
@@ -121,6 +161,24 @@ export class Slot {
     this.error = p.error ?? '';
     this.data = p.data;
     this.refs = this.copy(p) ? null : p;
+    this.sentHeaders = p.sentHeaders;
+    this.sentStep = p.sentStep;
+    this.sentDelay = p.sentDelay;
+    this.keepBody(p.sentBody);
+  }
+
+  /** The answer's body: a small one copied (see the class comment), a huge one cut first. */
+  private keepBody(body: string): void {
+    if (body.length * 3 <= SLOT_BYTES) {
+      if (this.sentBytes === null || this.sentBytes.length < body.length * 3)
+        this.sentBytes = Buffer.allocUnsafe(body.length * 3 <= 256 ? 256 : SLOT_BYTES);
+      this.sentLength = body.length === 0 ? 0 : this.sentBytes.write(body, 0, 'utf8');
+      this.sentBody = '';
+      return;
+    }
+    this.sentLength = -1;
+    // one character past the cap, so `truncated` is still told
+    this.sentBody = body.length > SENT_BODY_CHARS ? cut(body, SENT_BODY_CHARS + 1) : body;
   }
 
   /** Copies the request's text into the slot's buffer when it fits: path, query and header lines
@@ -192,6 +250,10 @@ export class Slot {
       session: this.session,
       error: this.error,
       data: this.data,
+      sentHeaders: this.sentHeaders,
+      sentBody: this.sentLength >= 0 ? (this.sentBytes as Buffer).toString('utf8', 0, this.sentLength) : this.sentBody,
+      sentStep: this.sentStep,
+      sentDelay: this.sentDelay,
     });
   }
 }

@@ -34,6 +34,10 @@ function rec(n: number, rawHeaders: string[] = ['Host', 'mock.test']): LogRecord
     durationMs: 0.5,
     actions: [],
     rules: [],
+    sentHeaders: { 'content-type': 'text/plain', 'content-length': 3 },
+    sentBody: `n${n}`,
+    sentStep: null,
+    sentDelay: 0,
   };
 }
 

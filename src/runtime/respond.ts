@@ -23,6 +23,18 @@ const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 export type OutHeaders = Record<string, string | number | string[]>;
 
+/**
+ * Where a written answer is noted for the request log (its record): references only — the headers
+ * object and body string that were sent anyway, the compiled step and the delay — so noting costs
+ * four stores on the hot path; the log copies or spells them later (request-log-ring.ts).
+ */
+export interface AnswerNote {
+  sentHeaders: Readonly<OutHeaders> | null;
+  sentBody: string;
+  sentStep: CompiledStep | null;
+  sentDelay: number;
+}
+
 export const jsonError = (code: ConstructorParameters<typeof AppError>[0], message?: string) =>
   JSON.stringify(errorBody(new AppError(code, message)));
 
@@ -94,7 +106,15 @@ function finalStatus(res: ServerResponse, status: number, headers: OutHeaders): 
 }
 
 /** Writes an answer; the status written (a 1xx becomes 200, see finalStatus). */
-export function writeAnswer(res: ServerResponse, status: number, headers: OutHeaders, body: string): number {
+export function writeAnswer(
+  res: ServerResponse,
+  status: number,
+  headers: OutHeaders,
+  body: string,
+  note: AnswerNote,
+): number {
+  note.sentHeaders = headers;
+  note.sentBody = body;
   const final = finalStatus(res, status, headers);
   res.writeHead(final, headers);
   res.end(body);
@@ -105,12 +125,18 @@ export function writeAnswer(res: ServerResponse, status: number, headers: OutHea
  * Answers are written as strings (UTF-8): node then sends the head and a string body in one write,
  * where a Buffer body costs a second chunk, a corked socket and a writev.
  */
-export function writeDefault(res: ServerResponse, ep: CompiledEndpoint, body: string, length: number): number {
+export function writeDefault(
+  res: ServerResponse,
+  ep: CompiledEndpoint,
+  body: string,
+  length: number,
+  note: AnswerNote,
+): number {
   const headers: OutHeaders =
     ep.contentType === ''
       ? { 'content-length': length, [CORS]: '*', [CSP]: MOCK_CSP }
       : { 'content-type': ep.contentType, 'content-length': length, [CORS]: '*', [CSP]: MOCK_CSP };
-  return writeAnswer(res, ep.statusCode, headers, body);
+  return writeAnswer(res, ep.statusCode, headers, body, note);
 }
 
 /** A template rendered past its cap: `500 render_too_large` (CONTRACT §10). */
@@ -120,10 +146,10 @@ export function renderTooLarge(res: ServerResponse, err: CapExceeded): number {
 }
 
 /** The default answer, fixed or rendered (an endpoint has one of the two): the status written. */
-export function writeRendered(res: ServerResponse, ep: CompiledEndpoint, ctx: MockContext): number {
-  if (ep.fixedBody !== null) return writeDefault(res, ep, ep.fixedBody, ep.fixedLength);
+export function writeRendered(res: ServerResponse, ep: CompiledEndpoint, ctx: MockContext, note: AnswerNote): number {
+  if (ep.fixedBody !== null) return writeDefault(res, ep, ep.fixedBody, ep.fixedLength, note);
   const body = ep.defaultBody?.(ctx) ?? '';
-  return writeDefault(res, ep, body, Buffer.byteLength(body));
+  return writeDefault(res, ep, body, Buffer.byteLength(body), note);
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -138,6 +164,7 @@ export function writeStep(
   step: CompiledStep,
   ctx: MockContext,
   rng: () => number,
+  note: AnswerNote,
 ): number | Promise<number> {
   // render before waiting, so the answer reflects the request as it was evaluated
   let body: string;
@@ -160,8 +187,10 @@ export function writeStep(
     step.delayMaxMs > step.delayMs
       ? step.delayMs + Math.floor(rng() * (step.delayMaxMs - step.delayMs + 1))
       : step.delayMs;
-  if (wait > 0) return sleep(wait).then(() => emitStep(res, ep, step, body, headers));
-  return emitStep(res, ep, step, body, headers);
+  note.sentStep = step;
+  note.sentDelay = wait;
+  if (wait > 0) return sleep(wait).then(() => emitStep(res, ep, step, body, headers, note));
+  return emitStep(res, ep, step, body, headers, note);
 }
 
 function emitStep(
@@ -170,6 +199,7 @@ function emitStep(
   step: CompiledStep,
   body: string,
   headers: Readonly<OutHeaders>,
+  note: AnswerNote,
 ): number {
   if (res.destroyed) return 0;
   const sock = res.socket;
@@ -190,10 +220,10 @@ function emitStep(
       return 0;
   }
   try {
-    return writeAnswer(res, step.statusCode, headers as OutHeaders, body);
+    return writeAnswer(res, step.statusCode, headers as OutHeaders, body, note);
   } catch {
     // a header node refuses after all (e.g. a name that clashes with content-length): the bare answer
     if (res.headersSent) return 0;
-    return writeAnswer(res, step.statusCode, answerHeaders([], ep.contentType, Buffer.byteLength(body)), body);
+    return writeAnswer(res, step.statusCode, answerHeaders([], ep.contentType, Buffer.byteLength(body)), body, note);
   }
 }

@@ -168,6 +168,50 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    it('keeps the answer sent: headers, body, the step of its sequence, the delay and a fault', async () => {
+      const f = await client.fixture({ method: 'GET', path: '/sent/:id' });
+      await client.rule(f.token, f.pid, f.eid, {
+        name: 'steps',
+        conditions: [{ target: 'query', key: 'seq', operator: 'exists' }],
+        response: {
+          mode: 'hold_last',
+          steps: [
+            { statusCode: 201, headers: { 'x-id': '{{request.params.id}}' }, body: '{"id":"{{request.params.id}}"}' },
+            { statusCode: 202, delayMs: 30, body: 'later' },
+          ],
+        },
+      });
+      await client.rule(f.token, f.pid, f.eid, {
+        name: 'broken',
+        conditions: [{ target: 'query', key: 'fault', operator: 'exists' }],
+        response: { steps: [{ statusCode: 200, fault: 'empty_response' }] },
+      });
+      expect((await client.mock(f.pid, 'GET', '/sent/41', { query: 'seq' })).status).toBe(201);
+      expect((await client.mock(f.pid, 'GET', '/sent/42', { query: 'seq' })).status).toBe(202);
+      await client.mock(f.pid, 'GET', '/sent/43', { query: 'fault' }).catch(() => undefined);
+      expect((await client.mock(f.pid, 'GET', '/sent/44')).status).toBe(200);
+
+      let entries: { path: string; response?: Record<string, unknown> }[] = [];
+      await expect
+        .poll(async () => {
+          entries = (await client.api('GET', logPath(f.pid), undefined, f.token)).json;
+          return entries.length;
+        })
+        .toBe(4);
+      const by = (path: string) => entries.find((e) => e.path === path)?.response;
+      expect(by('/sent/41')).toMatchObject({
+        body: '{"id":"41"}',
+        headers: { 'x-id': '41', 'content-length': '11', 'access-control-allow-origin': '*' },
+        step: { index: 0, of: 2 },
+      });
+      expect(by('/sent/41')?.delayMs).toBeUndefined();
+      expect(by('/sent/42')).toMatchObject({ body: 'later', step: { index: 1, of: 2 }, delayMs: 30 });
+      expect(by('/sent/43')).toMatchObject({ step: { index: 0, of: 1 }, fault: 'empty_response' });
+      // the endpoint's default answer: no step
+      expect(by('/sent/44')).toMatchObject({ body: expect.any(String), headers: expect.any(Object) });
+      expect(by('/sent/44')?.step).toBeUndefined();
+    });
+
     it('limit: default 50, any value up to 500, invalid values → 400', async () => {
       const f = await client.fixture({ method: 'GET', path: '/n' });
       for (let i = 0; i < 60; i++) await client.mock(f.pid, 'GET', '/n', { query: `i=${i}` });

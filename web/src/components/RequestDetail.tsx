@@ -150,6 +150,76 @@ function ReplayActions({ e, base }: { e: LogEntry; base: string }) {
   );
 }
 
+const FAULT_TEXT: Record<string, string> = {
+  connection_reset: 'the connection was reset (ECONNRESET)',
+  empty_response: 'the connection closed without a byte',
+  malformed_body: 'a 200 status line, then a broken chunked body',
+};
+
+/** What the client got: the step of its rule's sequence, the delay, a fault, headers and body. */
+function AnswerSent({ e }: { e: LogEntry }) {
+  const r = e.response;
+  if (!r) {
+    return (
+      <>
+        <h3>Answer sent</h3>
+        <p className="muted small">
+          {e.proxied
+            ? 'Forwarded to the fallback URL: the target’s answer is not kept.'
+            : e.error
+              ? `An error of Mockyard’s own (${e.error}).`
+              : 'Not recorded for this request.'}
+        </p>
+      </>
+    );
+  }
+  const headers = Object.entries(r.headers);
+  return (
+    <>
+      <h3>Answer sent</h3>
+      {(r.step || r.delayMs || r.fault) && (
+        <dl className="facts">
+          {r.step && (
+            <>
+              <dt>Step</dt>
+              <dd>
+                {r.step.index + 1} of {r.step.of}
+              </dd>
+            </>
+          )}
+          {r.delayMs ? (
+            <>
+              <dt>Delay</dt>
+              <dd>{formatMs(r.delayMs)}</dd>
+            </>
+          ) : null}
+          {r.fault && (
+            <>
+              <dt>Fault</dt>
+              <dd>{FAULT_TEXT[r.fault] ?? r.fault}</dd>
+            </>
+          )}
+        </dl>
+      )}
+      {!r.fault && (
+        <>
+          <h4>Headers</h4>
+          {headers.length === 0 ? <p className="muted small">None.</p> : <HeaderTable entries={headers} />}
+          <h4>Body</h4>
+          {r.body ? (
+            <pre className="code-block" aria-label="Answer body">
+              {prettyBody(r.body)}
+            </pre>
+          ) : (
+            <p className="muted small">Empty.</p>
+          )}
+          {r.truncated && <p className="hint">Cut at 64 KiB.</p>}
+        </>
+      )}
+    </>
+  );
+}
+
 export function Detail({
   e,
   endpoint,
@@ -227,6 +297,8 @@ export function Detail({
           ))}
         </ol>
       )}
+
+      <AnswerSent e={e} />
 
       <h3>Request headers</h3>
       {headers.length === 0 ? <p className="muted small">None.</p> : <HeaderTable entries={headers} />}

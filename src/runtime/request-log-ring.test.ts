@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { CompiledStep } from './compile.js';
+import { type LogRecord, Ring, SENT_BODY_CHARS } from './request-log-ring.js';
+
+function rec(seq: number, sent: Partial<LogRecord> = {}): LogRecord {
+  return {
+    seq,
+    at: '2026-11-24T00:00:00.000Z',
+    method: 'POST',
+    path: '/orders',
+    query: 'a=1',
+    rawHeaders: ['Host', 'mock.test', 'Authorization', 'secret'],
+    body: '{"n":1}',
+    endpointId: 'ep',
+    ruleId: null,
+    statusCode: 201,
+    durationMs: 1,
+    actions: [],
+    rules: [],
+    sentHeaders: { 'content-type': 'application/json', 'content-length': 9, 'content-security-policy': ['a', 'b'] },
+    sentBody: `{"id":${seq}}`,
+    sentStep: null,
+    sentDelay: 0,
+    ...sent,
+  };
+}
+
+const step = { index: 1, of: 3, fault: null } as unknown as CompiledStep;
+
+describe('the answer sent, as the request log keeps it', () => {
+  it('spells the headers and the body of the answer; a small body survives its slot being reused', () => {
+    const ring = new Ring(2);
+    ring.push(rec(1));
+    ring.push(rec(2));
+    ring.push(rec(3)); // overwrites slot 1 in place
+    const [a, b] = ring.ordered().map((s) => s.entry());
+    expect(a.response).toEqual({
+      headers: { 'content-type': 'application/json', 'content-length': '9', 'content-security-policy': 'a, b' },
+      body: '{"id":2}',
+    });
+    expect(b.response?.body).toBe('{"id":3}');
+    expect(b.headers.authorization).toBe('[redacted]');
+  });
+
+  it('tells which step answered, after what delay, or its fault', () => {
+    const ring = new Ring(4);
+    ring.push(rec(1, { sentStep: step, sentDelay: 250 }));
+    ring.push(rec(2, { sentStep: { ...step, fault: 'connection_reset' } as CompiledStep, sentHeaders: null, sentBody: '' }));
+    const [stepped, fault] = ring.ordered().map((s) => s.entry());
+    expect(stepped.response).toMatchObject({ step: { index: 1, of: 3 }, delayMs: 250, body: '{"id":1}' });
+    expect(fault.response).toEqual({ headers: {}, body: '', step: { index: 1, of: 3 }, fault: 'connection_reset' });
+  });
+
+  it('keeps larger bodies whole up to the cap and cuts bigger ones, telling so', () => {
+    const ring = new Ring(4);
+    const mid = 'é'.repeat(5000);
+    const huge = 'x'.repeat(SENT_BODY_CHARS * 3);
+    ring.push(rec(1, { sentBody: mid }));
+    ring.push(rec(2, { sentBody: huge }));
+    ring.push(rec(3, { sentHeaders: null, sentBody: '' }));
+    const [m, h, none] = ring.ordered().map((s) => s.entry());
+    expect(m.response?.body).toBe(mid);
+    expect(m.response?.truncated).toBeUndefined();
+    expect(h.response?.body).toHaveLength(SENT_BODY_CHARS);
+    expect(h.response?.truncated).toBe(true);
+    // an error of the service's own or a proxied answer: nothing noted, no `response`
+    expect(none.response).toBeUndefined();
+  });
+});
