@@ -45,7 +45,9 @@ describe('the answer sent, as the request log keeps it', () => {
   it('tells which step answered, after what delay, or its fault', () => {
     const ring = new Ring(4);
     ring.push(rec(1, { sentStep: step, sentDelay: 250 }));
-    ring.push(rec(2, { sentStep: { ...step, fault: 'connection_reset' } as CompiledStep, sentHeaders: null, sentBody: '' }));
+    ring.push(
+      rec(2, { sentStep: { ...step, fault: 'connection_reset' } as CompiledStep, sentHeaders: null, sentBody: '' }),
+    );
     const [stepped, fault] = ring.ordered().map((s) => s.entry());
     expect(stepped.response).toMatchObject({ step: { index: 1, of: 3 }, delayMs: 250, body: '{"id":1}' });
     expect(fault.response).toEqual({ headers: {}, body: '', step: { index: 1, of: 3 }, fault: 'connection_reset' });

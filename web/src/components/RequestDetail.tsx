@@ -207,7 +207,7 @@ function AnswerSent({ e }: { e: LogEntry }) {
           {headers.length === 0 ? <p className="muted small">None.</p> : <HeaderTable entries={headers} />}
           <h4>Body</h4>
           {r.body ? (
-            <pre className="code-block" aria-label="Answer body">
+            <pre className="code-block" data-testid="answer-body">
               {prettyBody(r.body)}
             </pre>
           ) : (
