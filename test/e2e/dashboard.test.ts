@@ -386,6 +386,11 @@ describe('dashboard', () => {
     const detail = page.getByRole('complementary', { name: 'Request details' });
     await visible(detail.getByText('VIP customers — matched'));
     await visible(detail.getByRole('rowheader', { name: 'x-tier' }));
+    // the answer sent: which step of the sequence, its headers and body
+    await visible(detail.getByRole('heading', { name: 'Answer sent' }));
+    await visible(detail.getByText('1 of 2', { exact: true }));
+    await poll(() => detail.getByTestId('answer-body').textContent()).toContain('"first"');
+    await visible(detail.getByRole('rowheader', { name: 'content-length' }));
 
     // The same list after a reload of the deep link (initial list from GET /requests).
     await page.reload();
@@ -761,6 +766,30 @@ describe('dashboard', () => {
     await page.goto(`${base}/projects/${project.id}/endpoints/${endpoint.id}`);
     await visible(page.getByRole('article', { name: 'odd' }));
     await shot(page, 'endpoint-dark.png');
+
+    // a project of 400 endpoints: only the rows near the view are in the page, and all are reachable
+    for (let i = 0; i < 399; i += 20)
+      await Promise.all(
+        Array.from({ length: Math.min(20, 399 - i) }, (_, j) =>
+          api('POST', `/api/projects/${project.id}/endpoints`, { method: 'GET', path: `/bulk/${i + j}` }, token),
+        ),
+      );
+    await page.goto(`${base}/projects/${project.id}`);
+    const endpointRows = page.getByRole('list', { name: 'Endpoints' }).getByRole('listitem');
+    await visible(page.getByText('400 of 400 endpoints'));
+    await poll(() => endpointRows.count()).toBeGreaterThan(5);
+    expect(await endpointRows.count()).toBeLessThan(60);
+    expect(await endpointRows.first().getAttribute('aria-setsize')).toBe('400');
+    await visible(page.getByRole('link', { name: '/items/:id' }));
+    await page.keyboard.press('End');
+    await poll(() => endpointRows.last().getAttribute('aria-posinset')).toBe('400');
+    await poll(() => page.getByRole('link', { name: '/items/:id' }).count()).toBe(0);
+    expect(await endpointRows.count()).toBeLessThan(60);
+    // /bulk/39 and /bulk/390 … /bulk/398: a short list is a plain one again
+    await page.getByRole('searchbox', { name: 'Search' }).fill('/bulk/39');
+    await visible(page.getByText('10 of 400 endpoints'));
+    await poll(() => endpointRows.count()).toBe(10);
+    expect(await endpointRows.first().getAttribute('aria-setsize')).toBeNull();
     expect(violations, violations.join('\n')).toEqual([]);
     expect(smallTargets, smallTargets.join('\n')).toEqual([]);
     await context.close();

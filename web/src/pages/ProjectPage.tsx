@@ -2,10 +2,11 @@ import { useState } from 'react';
 import { api, errorMessage } from '../api';
 import { useConfirm } from '../components/confirm';
 import { EndpointForm, emptyEndpoint } from '../components/EndpointForm';
+import { EndpointList } from '../components/EndpointList';
 import { ImportDialog } from '../components/ImportDialog';
 import { ProjectHeader } from '../components/ProjectHeader';
 import { useToast } from '../components/toast';
-import { EmptyState, ErrorBanner, MethodBadge, Spinner, StatusBadge } from '../components/ui';
+import { EmptyState, ErrorBanner, Spinner } from '../components/ui';
 import { useLoad } from '../hooks';
 import { Link, navigate, paths } from '../router';
 import type { Endpoint } from '../types';
@@ -170,34 +171,7 @@ export function ProjectPage({ projectId }: { projectId: string }) {
             </EmptyState>
           )
         ) : (
-          <ul className="endpoint-list" aria-label="Endpoints">
-            {list.map((e) => (
-              <li key={e.id} className="endpoint-row">
-                <MethodBadge method={e.method} />
-                <Link href={paths.endpoint(projectId, e.id)} className="endpoint-path">
-                  {e.path}
-                </Link>
-                <StatusBadge code={e.statusCode} />
-                <span className="muted small ct">{e.contentType}</span>
-                <button
-                  type="button"
-                  className="btn btn-small btn-ghost"
-                  aria-label={`Duplicate endpoint ${e.method} ${e.path}`}
-                  onClick={() => duplicate(e)}
-                >
-                  Duplicate
-                </button>
-                <button
-                  type="button"
-                  className="btn btn-small btn-danger-ghost"
-                  aria-label={`Delete endpoint ${e.method} ${e.path}`}
-                  onClick={() => void remove(e)}
-                >
-                  Delete
-                </button>
-              </li>
-            ))}
-          </ul>
+          <EndpointList list={list} projectId={projectId} onDuplicate={duplicate} onDelete={(e) => void remove(e)} />
         )}
       </section>
     </div>
