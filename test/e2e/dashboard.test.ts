@@ -646,6 +646,10 @@ describe('dashboard', () => {
     await page.getByText('Send a test request').click();
     await page.getByRole('form', { name: 'Test request' }).getByRole('button', { name: 'Send' }).click();
     await visible(page.getByRole('region', { name: 'Test answer' }).getByText('pong'));
+    // … and its log entry: which rule answered it
+    const testAnswer = page.getByRole('region', { name: 'Test answer' });
+    await visible(testAnswer.getByRole('heading', { name: 'Its log entry' }));
+    await visible(testAnswer.getByText(/Answered by\s*default/));
     // the endpoint list can be searched
     await page.goBack();
     await page.getByRole('searchbox', { name: 'Search' }).fill('customers');

@@ -230,6 +230,9 @@ export const api = {
 
   requests: (pid: string, limit = 100, signal?: AbortSignal) =>
     request<LogEntry[]>('GET', `/api/projects/${enc(pid)}/requests?limit=${limit}`, undefined, signal),
+  /** Verification's find: the entries every given field matches, oldest first. */
+  findRequests: (pid: string, filter: { method?: string; path?: string; headers?: Record<string, string> }) =>
+    request<LogEntry[]>('POST', `/api/projects/${enc(pid)}/requests/find`, filter),
 
   /** Any import format; '' lets the server detect it. */
   importDocument: (pid: string, text: string, onConflict: OnConflict, format: ImportFormat | '') =>

@@ -57,7 +57,7 @@ const quoted = (v: string | undefined) => (v === undefined ? 'nothing' : `“${v
  * Every rule of the endpoint in evaluation order and what it did with this request: matched, failed
  * at condition N (expected vs received), skipped as inactive, or not reached.
  */
-function RuleTrace({ e, rulesById }: { e: LogEntry; rulesById: Map<string, Rule> }) {
+export function RuleTrace({ e, rulesById }: { e: LogEntry; rulesById: Map<string, Rule> }) {
   const traces = e.rules ?? [];
   const statuses = ruleStatuses(e, [...rulesById.values()]);
   if (statuses.length === 0 && traces.length === 0) return <p className="muted small">No rules were evaluated.</p>;

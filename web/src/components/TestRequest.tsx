@@ -1,6 +1,24 @@
 import { type FormEvent, useState } from 'react';
-import type { Endpoint } from '../types';
+import { api } from '../api';
+import { Link, paths } from '../router';
+import type { Endpoint, LogEntry, Rule } from '../types';
+import { Outcome, RuleTrace } from './RequestDetail';
 import { HeaderTable, StatusBadge } from './ui';
+
+/** The header that finds a test request's log entry again (verification's `find`). */
+export const TEST_HEADER = 'x-mockyard-test';
+const NO_RULES = new Map<string, Rule>();
+const testTag = () => `t-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+
+/** The log entry of the request sent with `tag`: asked a few times, as the log is written in batches. */
+async function findEntry(endpoint: Endpoint, tag: string): Promise<LogEntry | null> {
+  for (let i = 0; i < 10; i++) {
+    const found = await api.findRequests(endpoint.projectId, { headers: { [TEST_HEADER]: tag } });
+    if (found.length > 0) return found[found.length - 1];
+    await new Promise((r) => setTimeout(r, 150 * (i + 1)));
+  }
+  return null;
+}
 
 /** A path with sample values for its parameters: `:id` → 1, `:slug` → slug, a final `*` → anything. */
 export function samplePath(path: string): string {
@@ -25,8 +43,8 @@ interface Answer {
 
 /**
  * "Send test request": the endpoint's method on a path with sample values, optional headers and
- * body, sent from the browser to the mock URL; the answer is shown here and the request appears in
- * Live requests like any other.
+ * body, sent from the browser to the mock URL; the answer is shown here with the request's log entry
+ * (found by a header of its own, `x-mockyard-test`): which rule answered and why the others did not.
  */
 export function TestRequest({ endpoint, base }: { endpoint: Endpoint; base: string }) {
   const [path, setPath] = useState(samplePath(endpoint.path));
@@ -35,6 +53,7 @@ export function TestRequest({ endpoint, base }: { endpoint: Endpoint; base: stri
   const [busy, setBusy] = useState(false);
   const [answer, setAnswer] = useState<Answer | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [entry, setEntry] = useState<LogEntry | null | 'missing'>(null);
   const bodyless = endpoint.method === 'GET' || endpoint.method === 'HEAD';
   const send = async (e: FormEvent) => {
     e.preventDefault();
@@ -53,6 +72,9 @@ export function TestRequest({ endpoint, base }: { endpoint: Endpoint; base: stri
         }
       }
     }
+    const tag = testTag();
+    h.set(TEST_HEADER, tag);
+    setEntry(null);
     const started = performance.now();
     try {
       const r = await fetch(`${base}${path.startsWith('/') ? path : `/${path}`}`, {
@@ -68,6 +90,10 @@ export function TestRequest({ endpoint, base }: { endpoint: Endpoint; base: stri
         body: text,
         ms: Math.round(performance.now() - started),
       });
+      findEntry(endpoint, tag).then(
+        (found) => setEntry(found ?? 'missing'),
+        () => setEntry('missing'),
+      );
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     } finally {
@@ -110,6 +136,21 @@ export function TestRequest({ endpoint, base }: { endpoint: Endpoint; base: stri
           </p>
           <HeaderTable entries={answer.headers} />
           {answer.body ? <pre className="code-block">{answer.body}</pre> : <p className="muted small">Empty body.</p>}
+          <h3>Its log entry</h3>
+          {entry === null ? (
+            <p className="muted small">Looking it up…</p>
+          ) : entry === 'missing' ? (
+            <p className="muted small">Not found in the request log.</p>
+          ) : (
+            <>
+              <p>
+                Answered by <Outcome e={entry} rulesById={NO_RULES} />
+                {entry.response?.step && ` · step ${entry.response.step.index + 1} of ${entry.response.step.of}`} ·{' '}
+                <Link href={paths.requests(endpoint.projectId)}>Live requests</Link>
+              </p>
+              <RuleTrace e={entry} rulesById={NO_RULES} />
+            </>
+          )}
         </section>
       )}
     </details>
