@@ -5,10 +5,10 @@
 // then a warm-up, then the measured period(s). See bench/README.md.
 //
 // Environment (all optional):
-//   SCENARIOS=S1,S4        subset of S1 S2 S3 S4 S5 S6 S7 S8 S4-pg (default: S1-S8, plus S4-pg when PG_URL is set)
+//   SCENARIOS=S1,S4        subset of S1 S2 S3 S4 S5 S6 S7 S8 S1-pg S4-pg (default: S1-S8, plus S1-pg and S4-pg when PG_URL is set)
 //   CONNECTIONS=50 WARMUP=5 DURATION=10 RUNS=1   (RUNS>1: the median run by req/s is reported)
 //   PIN=1                  0 = no CPU pinning; SERVER_CPUS=1 LOADGEN_CPUS=0 choose the CPUs
-//   PG_URL | TEST_DATABASE_URL   a PostgreSQL URL: enables S4-pg (a fresh database is created and dropped)
+//   PG_URL | TEST_DATABASE_URL   a PostgreSQL URL: enables S1-pg and S4-pg (a fresh database is created and dropped)
 //   WRITE_RESULTS=1        write bench/RESULTS.md (default 1 for a full run, 0 when SCENARIOS narrows it)
 //   NODE_HTTP_PORT=18180 MOCKYARD_PORT=18190 (S4-pg uses MOCKYARD_PORT and MOCKYARD_PORT+1)
 //   MOCKYARD_DIR=<this checkout> MOCKYARD_REF=<git ref: benchmark a built snapshot of it> MOCKYARD_START_TIMEOUT_S=300 S6_PROJECTS=1000 S6_ENDPOINTS=10000 SETUP_CONCURRENCY=20 EXACT_N=3000
@@ -68,7 +68,8 @@ const SERVER_CPUS = env.SERVER_CPUS || '1';
 const NICE = env.NICE ? num('NICE', 0, { min: -20, int: true }) : null;
 const LOADGEN_CPUS = env.LOADGEN_CPUS || '0';
 
-const ALL_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S4-pg'];
+const ALL_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S1-pg', 'S4-pg'];
+const isPg = (id) => id.endsWith('-pg');
 const SCEN_FILTER = (env.SCENARIOS || '')
   .split(',')
   .map((s) => s.trim())
@@ -81,7 +82,7 @@ for (const id of SCEN_FILTER) {
 }
 const FULL_RUN = SCEN_FILTER.length === 0;
 const SELECTED = FULL_RUN
-  ? ALL_IDS.filter((id) => id !== 'S4-pg' || PG_URL)
+  ? ALL_IDS.filter((id) => !isPg(id) || PG_URL)
   : ALL_IDS.filter((id) => SCEN_FILTER.includes(id));
 const WRITE_RESULTS = (env.WRITE_RESULTS ?? (FULL_RUN ? '1' : '0')) === '1';
 
@@ -766,6 +767,9 @@ const SCENARIOS = {
   },
 };
 
+// S1 on the two processes of the PostgreSQL run: no database on its path, so ≥ 0.8 × S1 is the goal
+SCENARIOS['S1-pg'] = { ...SCENARIOS.S1, title: 'static default response, 2 processes on PostgreSQL', split: true };
+
 // ---------- load ----------
 function combine(rs) {
   const codes = {};
@@ -1312,14 +1316,14 @@ function serverLogNote(notes, name, file) {
     );
 }
 
-// ---------- S4-pg: two Mockyard processes on one fresh PostgreSQL database ----------
-let pgDrop = null; // async () => drops the database created for S4-pg
-async function benchPg(nodeT, results, notes) {
+// ---------- S1-pg, S4-pg: two Mockyard processes on one fresh PostgreSQL database ----------
+let pgDrop = null; // async () => drops the database created for the -pg scenarios
+async function benchPg(ids, nodeT, results, notes) {
   const label = 'mockyard ×2 (pg)';
-  const fail = (why) => {
-    notes.push(`S4-pg: ${why}`);
-    log(`mockyard S4-pg: ${why}`);
-    return runPair('S4-pg', [nodeT, { label, error: why }], results);
+  const fail = async (why) => {
+    notes.push(`${ids.join(', ')}: ${why}`);
+    log(`mockyard ${ids.join(', ')}: ${why}`);
+    for (const id of ids) await runPair(id, [nodeT, { label, error: why }], results);
   };
   if (!PG_URL) return fail('set PG_URL (or TEST_DATABASE_URL) to a PostgreSQL URL to run it');
   const problem = mockyardStartProblem();
@@ -1359,29 +1363,31 @@ async function benchPg(nodeT, results, notes) {
     const ports = [MOCKYARD_PORT, MOCKYARD_PORT + 1];
     let token;
     let projectId;
-    let info;
+    const infos = {};
     try {
       token = await register(ports[0]);
       projectId = await createProject(ports[0], token, 'bench-pg');
-      info = await createEndpoint(ports[0], token, projectId, SCENARIOS['S4-pg'].def);
+      for (const id of ids) infos[id] = await createEndpoint(ports[0], token, projectId, SCENARIOS[id].def);
     } catch (e) {
       return await fail(`setup failed: ${e.message}`);
     }
     await sleep(1200); // a management change reaches every other process within 1 s (CONTRACT §6)
     const pids = procs.map((p) => p.child.pid);
-    const my = {
-      label,
-      kind: 'mockyard',
-      ports,
-      prefix: `/m/${encodeURIComponent(projectId)}`,
-      pids,
-      info,
-      token,
-      projectId,
-    };
-    await runPair('S4-pg', [nodeT, my], results);
+    for (const id of ids) {
+      const my = {
+        label,
+        kind: 'mockyard',
+        ports,
+        prefix: `/m/${encodeURIComponent(projectId)}`,
+        pids,
+        info: infos[id],
+        token,
+        projectId,
+      };
+      await runPair(id, [nodeT, my], results);
+    }
     notes.push(
-      `S4-pg: two Mockyard processes (ports ${ports.join(', ')}) on a fresh database ${dbName} of ${redact(PG_URL)}, ` +
+      `${ids.join(', ')}: two Mockyard processes (ports ${ports.join(', ')}) on a fresh database ${dbName} of ${redact(PG_URL)}, ` +
         `both pinned to CPU ${PIN ? SERVER_CPUS : '(none)'}; PostgreSQL itself is not pinned and its CPU counts as "other". ` +
         `Two autocannon instances of ${Math.ceil(CONNECTIONS / 2)} connections each run at once (one per process; ` +
         'node-http gets the same two instances on its one process): req/s is their sum, p50/p99 the worse of the two.',
@@ -1390,7 +1396,7 @@ async function benchPg(nodeT, results, notes) {
     for (const p of procs) await stopProc(p.child);
     serverLogNote(notes, 'mockyard-pg-a', path.join(LOG_DIR, 'mockyard-pg-a.log'));
     serverLogNote(notes, 'mockyard-pg-b', path.join(LOG_DIR, 'mockyard-pg-b.log'));
-    if (pgDrop) await pgDrop().catch((e) => notes.push(`S4-pg: could not drop database ${dbName}: ${e.message}`));
+    if (pgDrop) await pgDrop().catch((e) => notes.push(`-pg: could not drop database ${dbName}: ${e.message}`));
   }
 }
 function redact(u) {
@@ -1568,6 +1574,12 @@ function summaryLines(results) {
     lines.push(
       `${id} mockyard/node-http = ${r[id].value == null ? `n/a (${r[id].why.length > 160 ? `${r[id].why.slice(0, 160)}…` : r[id].why})` : r[id].value.toFixed(2)}`,
     );
+  const mine = (id) => results.find((x) => x.id === id && x.server !== 'node-http' && !x.error);
+  if (mine('S1') && mine('S1-pg'))
+    lines.push(
+      `S1-pg (2 processes, PostgreSQL) / S1 (1 process, SQLite) = ${(mine('S1-pg').req_per_sec / mine('S1').req_per_sec).toFixed(2)} (goal ≥ 0.8)`,
+    );
+  if (mine('S4-pg')) lines.push(`S4-pg = ${mine('S4-pg').req_per_sec} req/s (goal ≥ 10,000, exact)`);
   lines.push(
     `ratio ${SELECTED.map((id) => `${id}=${r[id].value == null ? 'n/a' : r[id].value.toFixed(2)}`).join(' ')}`,
     `cpu/req ratio ${SELECTED.map((id) => `${id}=${r[id]?.cpu == null ? 'n/a' : r[id].cpu.toFixed(2)}`).join(' ')}`,
@@ -1626,9 +1638,10 @@ async function main() {
   }
   const nodeT = await startNodeHttp(notes);
   try {
-    const sqliteIds = SELECTED.filter((id) => id !== 'S4-pg');
+    const sqliteIds = SELECTED.filter((id) => !isPg(id));
     if (sqliteIds.length) await benchMockyard(sqliteIds, nodeT, results, notes, meta);
-    if (SELECTED.includes('S4-pg')) await benchPg(nodeT, results, notes);
+    const pgIds = SELECTED.filter(isPg);
+    if (pgIds.length) await benchPg(pgIds, nodeT, results, notes);
   } finally {
     if (nodeT.child) await stopProc(nodeT.child);
   }

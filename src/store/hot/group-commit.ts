@@ -5,6 +5,12 @@
  * under load. Hits of one rule and session in one turn are one group: one statement adds them
  * all, and the n requests get the n consecutive counts in the order they asked.
  *
+ * At most one commit is in flight: a commit that answers with a promise (PostgreSQL's round trip)
+ * holds the next one back, and everything asked for meanwhile joins it, whatever the number of turns
+ * — so under load a round trip carries every waiting request's hits in one statement, instead of
+ * one statement per turn competing for the pool's connections. A synchronous commit (SQLite)
+ * never holds anything back.
+ *
  * The scheduler is shared; what a commit does is the dialect's (sqlite.ts, postgres.ts). A commit
  * must settle every op and group it is given; one that throws fails all of them.
  */
@@ -43,6 +49,11 @@ export class GroupCommit {
   private ops: PendingOp[] = [];
   private hits = new Map<string, HitGroup>();
   private scheduled = false;
+  /** a commit's round trip is under way: the next one waits for it */
+  private inFlight = false;
+  /** commits made, and the most hits one of them carried (for tests and the bench) */
+  commitCount = 0;
+  largestHitCommit = 0;
 
   constructor(private readonly commit: (ops: PendingOp[], hits: HitGroup[]) => void | Promise<void>) {}
 
@@ -75,18 +86,28 @@ export class GroupCommit {
   }
 
   private flush(): void {
+    this.scheduled = false;
+    if (this.inFlight || (this.ops.length === 0 && this.hits.size === 0)) return;
     const ops = this.ops;
     const hits = [...this.hits.values()];
     this.ops = [];
     this.hits = new Map();
-    this.scheduled = false;
+    this.commitCount++;
+    let n = 0;
+    for (const g of hits) n += g.waiters.length;
+    if (n > this.largestHitCommit) this.largestHitCommit = n;
     const failAll = (err: unknown) => {
       for (const o of ops) o.reject(err);
       for (const g of hits) failHitGroup(g, err);
     };
     try {
       const done = this.commit(ops, hits);
-      if (done) done.catch(failAll);
+      if (!done) return;
+      this.inFlight = true;
+      done.then(undefined, failAll).then(() => {
+        this.inFlight = false;
+        this.flush(); // what arrived during the round trip goes at once
+      });
     } catch (err) {
       failAll(err);
     }

@@ -1,6 +1,7 @@
 /**
- * HotState on PostgreSQL (pg pool). Hits of a turn: one `unnest` upsert for all rules and sessions
- * (group-commit.ts), each rule counted alone when the batch fails (e.g. a rule deleted meanwhile).
+ * HotState on PostgreSQL (pg pool). Hits: one `unnest` upsert (a prepared statement) for all rules
+ * and sessions that asked since the last round trip, at most one in flight per process
+ * (group-commit.ts); each rule counted alone when the batch fails (e.g. a rule deleted meanwhile).
  * Storage updates: a transaction holding an advisory lock on (owner, session), queued per owner
  * and session in the process so that at most one pooled connection per key waits for
  * the cross-process lock and a hot endpoint cannot take the whole pool from the rest of the
@@ -53,12 +54,17 @@ export class PostgresHot implements HotState {
 
   private async commitHits(groups: HitGroup[]): Promise<void> {
     const run = async (batch: HitGroup[]) => {
-      const r = await this.pool.query(HIT_BATCH, [
-        batch.map((g) => g.ruleId),
-        batch.map((g) => g.session),
-        batch.map((g) => g.waiters.length),
-        Date.now(),
-      ]);
+      // a named statement: parsed and planned once per pooled connection, not per round trip
+      const r = await this.pool.query({
+        name: 'mockyard_hit_batch',
+        text: HIT_BATCH,
+        values: [
+          batch.map((g) => g.ruleId),
+          batch.map((g) => g.session),
+          batch.map((g) => g.waiters.length),
+          Date.now(),
+        ],
+      });
       const totals = new Map<string, number>();
       for (const row of r.rows as { rule_id: string; session: string; hits: string | number }[]) {
         totals.set(hitKey(row.rule_id, row.session), Number(row.hits));

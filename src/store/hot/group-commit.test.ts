@@ -1,0 +1,86 @@
+import { setImmediate as turn } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { GroupCommit, type HitGroup, settleHitGroup } from './group-commit.js';
+
+/** A commit whose round trips the test ends by hand, counting each rule's hits like the database. */
+function manualCommit() {
+  const counters = new Map<string, number>();
+  const trips: { hits: HitGroup[]; done: () => void }[] = [];
+  let inFlight = 0;
+  let mostInFlight = 0;
+  const gc = new GroupCommit(
+    (_ops, hits) =>
+      new Promise<void>((resolve) => {
+        inFlight++;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        trips.push({
+          hits,
+          done: () => {
+            for (const g of hits) {
+              const total = (counters.get(g.ruleId) ?? 0) + g.waiters.length;
+              counters.set(g.ruleId, total);
+              settleHitGroup(g, total);
+            }
+            inFlight--;
+            resolve();
+          },
+        });
+      }),
+  );
+  return { gc, trips, mostInFlight: () => mostInFlight };
+}
+
+describe('group commit', () => {
+  it('keeps one round trip in flight; hits of every turn meanwhile join the next one, counted exactly', async () => {
+    const { gc, trips, mostInFlight } = manualCommit();
+    const first = [gc.hit('r', ''), gc.hit('r', '')];
+    await turn();
+    expect(trips).toHaveLength(1);
+    // three more turns of traffic while the first round trip is out
+    const later: Promise<number>[] = [];
+    for (let t = 0; t < 3; t++) {
+      later.push(gc.hit('r', ''), gc.hit('q', 's'));
+      await turn();
+    }
+    expect(trips).toHaveLength(1);
+    trips[0].done();
+    expect(await Promise.all(first)).toEqual([1, 2]);
+    await turn();
+    // all six waiting hits go in one statement
+    expect(trips).toHaveLength(2);
+    expect(trips[1].hits.map((g) => [g.ruleId, g.waiters.length])).toEqual([
+      ['r', 3],
+      ['q', 3],
+    ]);
+    trips[1].done();
+    expect(await Promise.all(later)).toEqual([3, 1, 4, 2, 5, 3]);
+    expect(mostInFlight()).toBe(1);
+    expect(gc.commitCount).toBe(2);
+    expect(gc.largestHitCommit).toBe(6);
+  });
+
+  it('a failed round trip fails its own waiters only, and the next one still goes', async () => {
+    let calls = 0;
+    const gc = new GroupCommit((_ops, hits) => {
+      calls++;
+      if (calls === 1) return Promise.reject(new Error('down'));
+      for (const g of hits) settleHitGroup(g, g.waiters.length);
+      return Promise.resolve();
+    });
+    const failed = gc.hit('r', '');
+    const next = gc.hit('r', 'other');
+    await expect(failed).rejects.toThrow('down');
+    await expect(next).rejects.toThrow('down'); // same turn, same round trip
+    expect(await gc.hit('r', '')).toBe(1);
+    expect(calls).toBe(2);
+  });
+
+  it('a synchronous commit (SQLite) holds nothing back: one commit per turn', async () => {
+    const gc = new GroupCommit((_ops, hits) => {
+      for (const g of hits) settleHitGroup(g, g.waiters.length);
+    });
+    expect(await Promise.all([gc.hit('a', ''), gc.hit('a', '')])).toEqual([1, 2]);
+    expect(await gc.hit('a', '')).toBe(1);
+    expect(gc.commitCount).toBe(2);
+  });
+});
