@@ -68,7 +68,7 @@ const SERVER_CPUS = env.SERVER_CPUS || '1';
 const NICE = env.NICE ? num('NICE', 0, { min: -20, int: true }) : null;
 const LOADGEN_CPUS = env.LOADGEN_CPUS || '0';
 
-const ALL_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S1-pg', 'S4-pg'];
+const ALL_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S1-pg', 'S4-pg', 'S5-pg'];
 const isPg = (id) => id.endsWith('-pg');
 const SCEN_FILTER = (env.SCENARIOS || '')
   .split(',')
@@ -769,6 +769,8 @@ const SCENARIOS = {
 
 // S1 on the two processes of the PostgreSQL run: no database on its path, so ≥ 0.8 × S1 is the goal
 SCENARIOS['S1-pg'] = { ...SCENARIOS.S1, title: 'static default response, 2 processes on PostgreSQL', split: true };
+// S5 there: a storage write per request, group-committed per storage across both processes
+SCENARIOS['S5-pg'] = { ...SCENARIOS.S5, title: 'store_variable + step, 2 processes on PostgreSQL', split: true };
 
 // ---------- load ----------
 function combine(rs) {

@@ -558,6 +558,26 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
       }
     });
 
+    it('hot.updateStorage: a write that throws stores nothing and fails alone among writes asked together', async () => {
+      const { e } = await owned('/throws');
+      const owner = { kind: 'endpoint' as const, id: e.id };
+      const bump = () => store.hot.updateStorage(owner, '', (cur) => [['n', String(Number(cur.get('n') ?? 0) + 1)]]);
+      const asked = [
+        bump(),
+        bump(),
+        store.hot.updateStorage(owner, '', (cur) => {
+          if (cur.size >= 0) throw new Error('refused');
+          return [];
+        }),
+        bump(),
+      ];
+      const settled = await Promise.allSettled(asked);
+      expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      const seen = settled.map((r) => (r.status === 'fulfilled' ? r.value.get('n') : (r.reason as Error).message));
+      expect(seen).toEqual(['1', '2', 'refused', '3']);
+      expect(Object.fromEntries(await store.hot.storage(owner, ''))).toEqual({ n: '3' });
+    });
+
     it('storage is per endpoint and per session; storage.clear empties one session or all', async () => {
       const { u, p, e } = await owned('/one');
       const e2 = await store.endpoints.create(u.id, p.id, ep('GET', '/two'));

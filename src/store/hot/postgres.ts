@@ -38,12 +38,20 @@ const COL = Object.fromEntries(Object.entries(COLLECTION).map(([k, sql]) => [k, 
   string
 >;
 
+interface StorageWaiter {
+  readonly write: StorageWrite;
+  readonly resolve: (m: Map<string, string>) => void;
+  readonly reject: (e: unknown) => void;
+}
+
 const toMap = (rows: { name: string; value: string }[]) => new Map(rows.map((x) => [x.name, x.value]));
 
 export class PostgresHot implements HotState {
   private readonly commits = new GroupCommit((_ops, hits) => this.commitHits(hits));
   /** Tail of the queue of storage updates per endpoint and session in this process. */
   private readonly storageQueues = new Map<string, Promise<unknown>>();
+  /** Storage writes waiting for their key's next transaction (updateStorage). */
+  private readonly storageWaiting = new Map<string, StorageWaiter[]>();
   private readonly logStatements = new Map<number, string>();
 
   constructor(private readonly pool: pg.Pool) {}
@@ -144,22 +152,68 @@ export class PostgresHot implements HotState {
     return this.pool.query(STORAGE[owner.kind].read, [owner.id, session]).then((r) => toMap(r.rows));
   }
 
+  /**
+   * Storage writes are group-committed per owner and session: the writes asked for while that
+   * storage's transaction is under way wait (this process's queue of the key) and then go in one
+   * transaction together — one read, each write computed in order from the values before it, one
+   * statement per changed name — instead of a transaction (five round trips) each.
+   */
   updateStorage(owner: StorageOwner, session: string, write: StorageWrite): Promise<Map<string, string>> {
-    const { read, upsert, remove } = STORAGE[owner.kind];
-    return this.queued(`storage:${owner.kind}:${owner.id}:${session}`, async (client) => {
-      const current = toMap((await client.query(read, [owner.id, session])).rows);
-      const now = Date.now();
-      for (const [name, value] of write(current)) {
-        if (value === null) {
-          await client.query(remove, [owner.id, session, name]);
-          current.delete(name);
-        } else {
-          await client.query(upsert, [owner.id, session, name, value, now]);
-          current.set(name, value);
-        }
+    const key = `storage:${owner.kind}:${owner.id}:${session}`;
+    return new Promise((resolve, reject) => {
+      const waiting = this.storageWaiting.get(key);
+      if (waiting) {
+        waiting.push({ write, resolve, reject });
+        return;
       }
-      return current;
+      const batch: StorageWaiter[] = [{ write, resolve, reject }];
+      this.storageWaiting.set(key, batch);
+      this.queued(key, (client) => {
+        // from here on, new writes start the next batch
+        if (this.storageWaiting.get(key) === batch) this.storageWaiting.delete(key);
+        return this.writeStorage(client, owner, session, batch);
+      }).then(
+        (maps) => maps.forEach((m, i) => (m instanceof Error ? batch[i].reject(m) : batch[i].resolve(m))),
+        (err) => {
+          if (this.storageWaiting.get(key) === batch) this.storageWaiting.delete(key);
+          for (const w of batch) w.reject(err);
+        },
+      );
     });
+  }
+
+  /** One transaction for a batch: each waiter's storage after its write, or the error its write threw. */
+  private async writeStorage(
+    client: pg.PoolClient,
+    owner: StorageOwner,
+    session: string,
+    batch: StorageWaiter[],
+  ): Promise<(Map<string, string> | Error)[]> {
+    const { read, upsert, remove } = STORAGE[owner.kind];
+    const current = toMap((await client.query(read, [owner.id, session])).rows);
+    const changed = new Map<string, string | null>();
+    const out: (Map<string, string> | Error)[] = [];
+    for (const w of batch) {
+      let writes: [string, string | null][];
+      try {
+        writes = w.write(current);
+      } catch (err) {
+        out.push(err instanceof Error ? err : new Error(String(err))); // a write that throws stores nothing
+        continue;
+      }
+      for (const [name, value] of writes) {
+        if (value === null) current.delete(name);
+        else current.set(name, value);
+        changed.set(name, value);
+      }
+      out.push(new Map(current));
+    }
+    const now = Date.now();
+    for (const [name, value] of changed) {
+      if (value === null) await client.query(remove, [owner.id, session, name]);
+      else await client.query(upsert, [owner.id, session, name, value, now]);
+    }
+    return out;
   }
 
   async appendLog(rows: LogRow[]): Promise<void> {
