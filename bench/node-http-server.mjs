@@ -55,6 +55,7 @@ const server = http.createServer((req, res) => {
   if (req.method !== 'GET') return send(res, 404, NOT_FOUND);
   switch (path) {
     case '/api/users':
+    case '/api/users-import':
       return send(res, 200, USERS);
     case '/api/tier':
       if (req.headers['x-tier'] === 'vip') return send(res, 200, VIP);

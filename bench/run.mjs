@@ -68,7 +68,7 @@ const SERVER_CPUS = env.SERVER_CPUS || '1';
 const NICE = env.NICE ? num('NICE', 0, { min: -20, int: true }) : null;
 const LOADGEN_CPUS = env.LOADGEN_CPUS || '0';
 
-const ALL_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S1-pg', 'S4-pg', 'S5-pg'];
+const ALL_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9', 'S1-pg', 'S4-pg', 'S5-pg'];
 const isPg = (id) => id.endsWith('-pg');
 const SCEN_FILTER = (env.SCENARIOS || '')
   .split(',')
@@ -767,10 +767,86 @@ const SCENARIOS = {
   },
 };
 
+// S9: S1's answer while 12 MiB OpenAPI descriptions are imported on the same process, one after another
+SCENARIOS.S9 = {
+  ...SCENARIOS.S1,
+  title: 'static response during a 12 MiB OpenAPI import',
+  path: '/api/users-import',
+  def: { ...SCENARIOS.S1.def, endpoint: { ...SCENARIOS.S1.def.endpoint, path: '/api/users-import' } },
+  verify: (t) => checkStatic(t, '/api/users-import'),
+  during: importLoop,
+};
+
 // S1 on the two processes of the PostgreSQL run: no database on its path, so ≥ 0.8 × S1 is the goal
 SCENARIOS['S1-pg'] = { ...SCENARIOS.S1, title: 'static default response, 2 processes on PostgreSQL', split: true };
 // S5 there: a storage write per request, group-committed per storage across both processes
 SCENARIOS['S5-pg'] = { ...SCENARIOS.S5, title: 'store_variable + step, 2 processes on PostgreSQL', split: true };
+
+/**
+ * A GitHub-sized OpenAPI description: 1,300 operations over 400 shared schemas with long
+ * descriptions, 12+ MiB (as test/interop/import-load.test.ts).
+ */
+let bigDoc = null;
+function bigDescription() {
+  if (bigDoc) return bigDoc;
+  const schemas = {};
+  for (let i = 0; i < 400; i++) {
+    const props = {};
+    for (let j = 0; j < 30; j++)
+      props[`field_${j}`] =
+        j % 6 === 0
+          ? { $ref: `#/components/schemas/Ref${(i + j) % 400}` }
+          : { type: j % 3 ? 'string' : 'integer', description: 'A field of the resource. '.repeat(12) };
+    schemas[`S${i}`] = { type: 'object', properties: props, description: 'A resource of the API. '.repeat(40) };
+    schemas[`Ref${i}`] = { type: 'object', properties: { id: { type: 'integer' }, login: { type: 'string' } } };
+  }
+  const paths = {};
+  const op = (name, i) => ({
+    operationId: `${name}${i}`,
+    description: 'What this operation does, and when to call it. '.repeat(135),
+    parameters: [{ name: 'owner', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      200: {
+        description: 'ok',
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/S${i % 400}` } } },
+      },
+    },
+  });
+  for (let i = 0; i < 650; i++) paths[`/repos/{owner}/thing${i}`] = { get: op('get', i), post: op('post', i) };
+  bigDoc = Buffer.from(
+    JSON.stringify({ openapi: '3.0.3', info: { title: 'big', version: '1' }, paths, components: { schemas } }),
+  );
+  return bigDoc;
+}
+/** Imports the big description into new projects of the target, one after another, until stopped. */
+function importLoop(t) {
+  const doc = bigDescription();
+  let stopped = false;
+  const statuses = {};
+  let done = 0;
+  const started = Date.now();
+  const loop = (async () => {
+    while (!stopped) {
+      const projectId = await createProject(t.ports[0], t.token, `import-${done}`);
+      const r = await fetch(`http://${HOST}:${t.ports[0]}/api/projects/${encodeURIComponent(projectId)}/import`, {
+        method: 'POST',
+        body: doc,
+        headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
+      });
+      await r.arrayBuffer();
+      statuses[r.status] = (statuses[r.status] || 0) + 1;
+      done++;
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      const mib = (doc.length / 1048576).toFixed(1);
+      return `${done} imports of a ${mib} MiB description (1,300 operations) ran one after another on the same process during the measured period and after it (${((Date.now() - started) / 1000).toFixed(0)} s; statuses ${JSON.stringify(statuses)}): its p50/p99 are the mock answers meanwhile`;
+    },
+  };
+}
 
 // ---------- load ----------
 function combine(rs) {
@@ -927,7 +1003,10 @@ async function measure(t, sc) {
   const l0 = process.cpuUsage();
   const w0 = process.hrtime.bigint();
   const b0 = sysBusyTicks();
+  // S9: work on the same process while it answers the load (a large import), stopped after it
+  const during = sc.during && t.kind === 'mockyard' ? sc.during(t) : null;
   const { loadgen_ticks, ...r } = await load(t, sc, DURATION);
+  if (during) r.during = await during.stop();
   const wall = Number(process.hrtime.bigint() - w0) / 1e9;
   const lg = process.cpuUsage(l0);
   const srvTicks = cpuTicks(t.pids) - c0;
@@ -1538,6 +1617,7 @@ function markdown(meta, results, notes) {
   );
   L.push('', 'Checks and notes:', '');
   for (const row of results) if (row.after) L.push(`- ${row.server} ${row.id}: ${row.after}`);
+  for (const row of results) if (row.during) L.push(`- ${row.server} ${row.id}: ${row.during}`);
   for (const row of results) {
     if (!row.error && (row.errors || row.timeouts || row.non2xx)) {
       L.push(
