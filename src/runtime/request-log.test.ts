@@ -73,6 +73,34 @@ describe.each(DIALECTS)('RequestLog on %s', (dialect) => {
     await rl.close();
   });
 
+  it('writes a large batch in steps of 50 entries, letting other work run between them', async () => {
+    const p = await project();
+    const rl = new RequestLog(store, log, { keepPerProject: 1000 });
+    for (let n = 0; n < 1000; n++) rl.record(p, rec(n));
+    const hot = store.hot;
+    const appendLog = hot.appendLog;
+    const steps: number[] = [];
+    hot.appendLog = (rows) => {
+      steps.push(rows.length);
+      return appendLog.call(hot, rows);
+    };
+    let stepsWhenOtherWorkRan = -1;
+    setImmediate(() => {
+      stepsWhenOtherWorkRan = steps.length;
+    });
+    try {
+      await rl.flush();
+    } finally {
+      hot.appendLog = appendLog;
+    }
+    expect(steps).toEqual(Array(20).fill(50));
+    // the event loop got a turn after the first step, long before the last
+    expect(stepsWhenOtherWorkRan).toBe(1);
+    expect(await written(p)).toHaveLength(500); // (written() reads the newest 500)
+    expect((await written(p)).at(-1)).toBe('e999');
+    await rl.close();
+  });
+
   it('holds a flooded project back from the periodic flush, but not from a read', async () => {
     const flooded = await project();
     const quiet = await project();
