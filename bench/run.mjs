@@ -21,6 +21,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bigDescription } from './big-description.mjs';
 import { ECHO_TEMPLATE, ITEMS, NEW_ITEM_BODY, SEQ_BODIES, STORE_BODY, TIER_BODY, USERS_BODY } from './bodies.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -782,45 +783,11 @@ SCENARIOS['S1-pg'] = { ...SCENARIOS.S1, title: 'static default response, 2 proce
 // S5 there: a storage write per request, group-committed per storage across both processes
 SCENARIOS['S5-pg'] = { ...SCENARIOS.S5, title: 'store_variable + step, 2 processes on PostgreSQL', split: true };
 
-/**
- * A GitHub-sized OpenAPI description: 1,300 operations over 400 shared schemas with long
- * descriptions, 12+ MiB (as test/interop/import-load.test.ts).
- */
 let bigDoc = null;
-function bigDescription() {
-  if (bigDoc) return bigDoc;
-  const schemas = {};
-  for (let i = 0; i < 400; i++) {
-    const props = {};
-    for (let j = 0; j < 30; j++)
-      props[`field_${j}`] =
-        j % 6 === 0
-          ? { $ref: `#/components/schemas/Ref${(i + j) % 400}` }
-          : { type: j % 3 ? 'string' : 'integer', description: 'A field of the resource. '.repeat(12) };
-    schemas[`S${i}`] = { type: 'object', properties: props, description: 'A resource of the API. '.repeat(40) };
-    schemas[`Ref${i}`] = { type: 'object', properties: { id: { type: 'integer' }, login: { type: 'string' } } };
-  }
-  const paths = {};
-  const op = (name, i) => ({
-    operationId: `${name}${i}`,
-    description: 'What this operation does, and when to call it. '.repeat(135),
-    parameters: [{ name: 'owner', in: 'path', required: true, schema: { type: 'string' } }],
-    responses: {
-      200: {
-        description: 'ok',
-        content: { 'application/json': { schema: { $ref: `#/components/schemas/S${i % 400}` } } },
-      },
-    },
-  });
-  for (let i = 0; i < 650; i++) paths[`/repos/{owner}/thing${i}`] = { get: op('get', i), post: op('post', i) };
-  bigDoc = Buffer.from(
-    JSON.stringify({ openapi: '3.0.3', info: { title: 'big', version: '1' }, paths, components: { schemas } }),
-  );
-  return bigDoc;
-}
 /** Imports the big description into new projects of the target, one after another, until stopped. */
 function importLoop(t) {
-  const doc = bigDescription();
+  bigDoc ??= Buffer.from(bigDescription());
+  const doc = bigDoc;
   let stopped = false;
   const statuses = {};
   let done = 0;

@@ -173,7 +173,13 @@ export class PostgresHot implements HotState {
         if (this.storageWaiting.get(key) === batch) this.storageWaiting.delete(key);
         return this.writeStorage(client, owner, session, batch);
       }).then(
-        (maps) => maps.forEach((m, i) => (m instanceof Error ? batch[i].reject(m) : batch[i].resolve(m))),
+        (maps) => {
+          for (let i = 0; i < maps.length; i++) {
+            const m = maps[i];
+            if (m instanceof Error) batch[i].reject(m);
+            else batch[i].resolve(m);
+          }
+        },
         (err) => {
           if (this.storageWaiting.get(key) === batch) this.storageWaiting.delete(key);
           for (const w of batch) w.reject(err);

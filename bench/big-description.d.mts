@@ -1,0 +1,2 @@
+export const OPERATIONS: number;
+export function bigDescription(): string;
