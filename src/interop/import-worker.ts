@@ -5,7 +5,6 @@
  * translating the other tools' files. The main thread gets the drafts (CONTRACT §12: an import never
  * holds mock traffic for more than 100 ms).
  */
-import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkOpenApiVersion, loadedOrThrow, parseYaml } from '../domain/openapi-import.js';
 import { loadHere } from '../domain/openapi-load.js';
@@ -17,18 +16,6 @@ import { convertDocument } from './convert.js';
 type Answer = WorkerAnswer extends infer T ? (T extends unknown ? Omit<T, 'id'> : never) : never;
 
 const timeoutMs: number = workerData?.timeoutMs ?? 20_000;
-
-// Linux keeps a nice value per thread, and pid 0 is the calling thread: this worker yields the CPU
-// to the main thread's mock traffic when both want the same core (a deployment of one vCPU, or a
-// pinned process), and runs at full speed when a core is free. Elsewhere it is the process's own
-// priority, so it is only tried on Linux.
-if (process.platform === 'linux') {
-  try {
-    os.setPriority(0, 10);
-  } catch {
-    /* not permitted: the worker keeps the main thread's priority */
-  }
-}
 
 function parse(text: string, yaml: boolean): unknown {
   if (text.trim() === '')
