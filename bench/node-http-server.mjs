@@ -22,7 +22,10 @@ const counters = { '/api/seq': 0, '/api/seq-pg': 0 };
 const storage = { last: '' };
 /** S7/S8: the collection in memory (a list is stringified per request, as Mockyard does) */
 const items = ITEMS.map((x) => ({ ...x }));
+// S8's items, the newest 10,000 (kept whole, this one server's heap grew past 300 MB over a full
+// run and slowed every later scenario's baseline)
 const created = [];
+const KEEP_CREATED = 10_000;
 
 function send(res, status, body) {
   res.writeHead(status, {
@@ -48,6 +51,7 @@ const server = http.createServer((req, res) => {
     req.on('end', () => {
       const item = { ...JSON.parse(Buffer.concat(chunks).toString('utf8')), id: randomUUID() };
       created.push(item);
+      if (created.length > 2 * KEEP_CREATED) created.splice(0, created.length - KEEP_CREATED);
       send(res, 201, Buffer.from(JSON.stringify(item)));
     });
     return;
