@@ -97,6 +97,9 @@ export interface CompiledEndpoint {
   readonly fixedBody: string | null;
   /** its length in bytes (UTF-8) */
   readonly fixedLength: number;
+  /** the fixed answer's headers, made on its first answer and shared by every later one (the
+   * request log keeps a reference, so a per-request object would live as long as its slot) */
+  fixedHeaders: OutHeaders | null;
   /** the default body's template when it is templated, else null */
   readonly defaultBody: Template | null;
   /** some template or condition reads the endpoint's storage: load it before evaluating */
@@ -299,6 +302,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       rules,
       fixedBody,
       fixedLength: fixedBody === null ? 0 : Buffer.byteLength(fixedBody),
+      fixedHeaders: null,
       defaultBody: fixedBody === null ? defaultBody : null,
       readsStorage,
       readsProjectStorage,

@@ -31,7 +31,7 @@ import {
   renderTooLarge,
   sendError,
   writeAnswer,
-  writeDefault,
+  writeFixed,
   writeRendered,
   writeStep,
 } from './respond.js';
@@ -263,7 +263,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     entry.endpointId = ep.id;
     if (ep.rules.length === 0 && ep.fixedBody !== null && ep.data === null) {
       // a fixed answer: nothing of the request is read
-      finish(x, writeDefault(res, ep, ep.fixedBody, ep.fixedLength, entry));
+      finish(x, writeFixed(res, ep as CompiledEndpoint & { fixedBody: string }, entry));
       return;
     }
     const view = x.view();

@@ -171,7 +171,8 @@ export class Slot {
   private keepBody(body: string): void {
     if (body.length * 3 <= SLOT_BYTES) {
       if (this.sentBytes === null || this.sentBytes.length < body.length * 3)
-        this.sentBytes = Buffer.allocUnsafe(body.length * 3 <= 256 ? 256 : SLOT_BYTES);
+        // unpooled: a long-lived slice of node's shared 8 KiB pool would keep its whole slab alive
+        this.sentBytes = Buffer.allocUnsafeSlow(body.length * 3 <= 256 ? 256 : SLOT_BYTES);
       this.sentLength = body.length === 0 ? 0 : this.sentBytes.write(body, 0, 'utf8');
       this.sentBody = '';
       return;

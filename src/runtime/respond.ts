@@ -132,11 +132,22 @@ export function writeDefault(
   length: number,
   note: AnswerNote,
 ): number {
-  const headers: OutHeaders =
-    ep.contentType === ''
-      ? { 'content-length': length, [CORS]: '*', [CSP]: MOCK_CSP }
-      : { 'content-type': ep.contentType, 'content-length': length, [CORS]: '*', [CSP]: MOCK_CSP };
-  return writeAnswer(res, ep.statusCode, headers, body, note);
+  return writeAnswer(res, ep.statusCode, defaultHeaders(ep.contentType, length), body, note);
+}
+
+const defaultHeaders = (contentType: string, length: number): OutHeaders =>
+  contentType === ''
+    ? { 'content-length': length, [CORS]: '*', [CSP]: MOCK_CSP }
+    : { 'content-type': contentType, 'content-length': length, [CORS]: '*', [CSP]: MOCK_CSP };
+
+/** The endpoint's fixed default answer, with its shared headers. */
+export function writeFixed(
+  res: ServerResponse,
+  ep: CompiledEndpoint & { fixedBody: string },
+  note: AnswerNote,
+): number {
+  ep.fixedHeaders ??= defaultHeaders(ep.contentType, ep.fixedLength);
+  return writeAnswer(res, ep.statusCode, ep.fixedHeaders, ep.fixedBody, note);
 }
 
 /** A template rendered past its cap: `500 render_too_large` (CONTRACT §10). */
@@ -147,7 +158,7 @@ export function renderTooLarge(res: ServerResponse, err: CapExceeded): number {
 
 /** The default answer, fixed or rendered (an endpoint has one of the two): the status written. */
 export function writeRendered(res: ServerResponse, ep: CompiledEndpoint, ctx: MockContext, note: AnswerNote): number {
-  if (ep.fixedBody !== null) return writeDefault(res, ep, ep.fixedBody, ep.fixedLength, note);
+  if (ep.fixedBody !== null) return writeFixed(res, ep as CompiledEndpoint & { fixedBody: string }, note);
   const body = ep.defaultBody?.(ctx) ?? '';
   return writeDefault(res, ep, body, Buffer.byteLength(body), note);
 }
