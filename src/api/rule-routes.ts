@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Action, RULE_LIMITS, type Rule, type RuleRecord } from '../domain/model.js';
 import { RuleBody, RulePatch } from '../domain/schemas.js';
 import { validateRule } from '../domain/validate.js';
+import { allowSet } from '../runtime/egress-helpers.js';
 import { blockedTargetWarnings } from '../runtime/egress-warnings.js';
 import { compileSequence } from '../runtime/sequence.js';
 import { type ApiDeps, caller, type Params } from './context.js';
@@ -49,8 +50,9 @@ export function ruleRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
   );
 
   // a webhook target the egress will refuse is saved, with a warning beside the rule (docs/actions.md)
+  const allowed = allowSet(config.allowTargets); // as the egress reads them (a bad entry stops it at start)
   const withWarnings = <T extends object>(view: T, actions: Action[]) => {
-    const warnings = blockedTargetWarnings(actions, config.allowTargets);
+    const warnings = blockedTargetWarnings(actions, allowed);
     return warnings.length > 0 ? { ...view, warnings } : view;
   };
 

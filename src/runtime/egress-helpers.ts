@@ -52,6 +52,16 @@ export function ipKey(ip: string, port: number): string {
   return hostKey(new URL(`http://${net.isIPv6(ip) ? `[${ip}]` : ip}/`).hostname, port);
 }
 
+/** `MOCKYARD_ALLOW_TARGETS` entries as the keys the egress compares (`hostKey`/`ipKey`). */
+export function allowSet(targets: readonly string[]): Set<string> {
+  return new Set(
+    targets
+      .map((t) => t.trim())
+      .filter((t) => t !== '')
+      .map(normalizeAllowTarget),
+  );
+}
+
 export function normalizeAllowTarget(entry: string): string {
   const invalid = () => new TypeError(`invalid allow target '${entry}': expected host:port`);
   const m = /^(.+):(\d{1,5})$/.exec(entry.trim().toLowerCase());

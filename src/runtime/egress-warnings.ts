@@ -6,7 +6,7 @@
  */
 import net from 'node:net';
 import type { Action } from '../domain/model.js';
-import { effectivePort, hostKey, ipKey, isLocalhostName, normalizeAllowTarget } from './egress-helpers.js';
+import { effectivePort, hostKey, ipKey, isLocalhostName } from './egress-helpers.js';
 import { isBlockedAddress } from './ip-ranges.js';
 
 export interface SaveWarning {
@@ -14,15 +14,8 @@ export interface SaveWarning {
   message: string;
 }
 
-export function blockedTargetWarnings(actions: Action[], allowTargets: readonly string[]): SaveWarning[] {
-  const allowed = new Set<string>();
-  for (const t of allowTargets) {
-    try {
-      allowed.add(normalizeAllowTarget(t));
-    } catch {
-      // the config checks its own entries
-    }
-  }
+/** `allowed`: the egress's own set of allowed targets (`allowSet`). */
+export function blockedTargetWarnings(actions: Action[], allowed: ReadonlySet<string>): SaveWarning[] {
   const out: SaveWarning[] = [];
   actions.forEach((a, i) => {
     if (a.type !== 'http_request') return;

@@ -48,6 +48,7 @@ import net from 'node:net';
 import type { Client, Dispatcher } from 'undici';
 import {
   abortable,
+  allowSet,
   BODY_HEADERS,
   CREDENTIAL_HEADERS,
   defaultLookup,
@@ -59,7 +60,6 @@ import {
   isLocalhostName,
   loadUndici,
   networkError,
-  normalizeAllowTarget,
   parseTarget,
   pinnedConnector,
   REDIRECTS,
@@ -81,12 +81,7 @@ export * from './egress-types.js';
 export { isBlockedAddress } from './ip-ranges.js';
 
 export function createEgress(opts: EgressOptions): Egress {
-  const allow = new Set(
-    opts.allowTargets
-      .map((t) => t.trim())
-      .filter((t) => t !== '')
-      .map(normalizeAllowTarget),
-  );
+  const allow = allowSet(opts.allowTargets);
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxRedirects = opts.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const lookup = opts.lookup ?? defaultLookup;
