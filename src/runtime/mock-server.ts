@@ -167,6 +167,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       rules: NO_TRACES,
       sentHeaders: null,
       sentBody: '',
+      sentShared: false,
       sentStep: null,
       sentDelay: 0,
     };

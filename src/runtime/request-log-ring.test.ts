@@ -19,6 +19,7 @@ function rec(seq: number, sent: Partial<LogRecord> = {}): LogRecord {
     rules: [],
     sentHeaders: { 'content-type': 'application/json', 'content-length': 9, 'content-security-policy': ['a', 'b'] },
     sentBody: `{"id":${seq}}`,
+    sentShared: false,
     sentStep: null,
     sentDelay: 0,
     ...sent,
@@ -31,7 +32,8 @@ describe('the answer sent, as the request log keeps it', () => {
   it('spells the headers and the body of the answer; a small body survives its slot being reused', () => {
     const ring = new Ring(2);
     ring.push(rec(1));
-    ring.push(rec(2));
+    // a fixed answer's body is kept by reference, a rendered one copied into the slot
+    ring.push(rec(2, { sentBody: '{"id":2}', sentShared: true }));
     ring.push(rec(3)); // overwrites slot 1 in place
     const [a, b] = ring.ordered().map((s) => s.entry());
     expect(a.response).toEqual({

@@ -164,12 +164,15 @@ export class Slot {
     this.sentHeaders = p.sentHeaders;
     this.sentStep = p.sentStep;
     this.sentDelay = p.sentDelay;
-    this.keepBody(p.sentBody);
+    this.keepBody(p.sentBody, p.sentShared);
   }
 
-  /** The answer's body: a small one copied (see the class comment), a huge one cut first. */
-  private keepBody(body: string): void {
-    if (body.length * 3 <= SLOT_BYTES) {
+  /**
+   * The answer's body: a shared compile-time one by reference (it lives as long as its endpoint
+   * anyway), a small rendered one copied (see the class comment), a huge one cut first.
+   */
+  private keepBody(body: string, shared: boolean): void {
+    if (!shared && body.length * 3 <= SLOT_BYTES) {
       if (this.sentBytes === null || this.sentBytes.length < body.length * 3)
         // unpooled: a long-lived slice of node's shared 8 KiB pool would keep its whole slab alive
         this.sentBytes = Buffer.allocUnsafeSlow(body.length * 3 <= 256 ? 256 : SLOT_BYTES);
@@ -253,6 +256,7 @@ export class Slot {
       data: this.data,
       sentHeaders: this.sentHeaders,
       sentBody: this.sentLength >= 0 ? (this.sentBytes as Buffer).toString('utf8', 0, this.sentLength) : this.sentBody,
+      sentShared: false,
       sentStep: this.sentStep,
       sentDelay: this.sentDelay,
     });

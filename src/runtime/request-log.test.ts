@@ -36,6 +36,7 @@ function rec(n: number, rawHeaders: string[] = ['Host', 'mock.test']): LogRecord
     rules: [],
     sentHeaders: { 'content-type': 'text/plain', 'content-length': 3 },
     sentBody: `n${n}`,
+    sentShared: false,
     sentStep: null,
     sentDelay: 0,
   };

@@ -31,6 +31,8 @@ export type OutHeaders = Record<string, string | number | string[]>;
 export interface AnswerNote {
   sentHeaders: Readonly<OutHeaders> | null;
   sentBody: string;
+  /** the body is a compile-time string every answer shares: the log keeps it by reference */
+  sentShared: boolean;
   sentStep: CompiledStep | null;
   sentDelay: number;
 }
@@ -115,6 +117,7 @@ export function writeAnswer(
 ): number {
   note.sentHeaders = headers;
   note.sentBody = body;
+  note.sentShared = false;
   const final = finalStatus(res, status, headers);
   res.writeHead(final, headers);
   res.end(body);
@@ -147,7 +150,9 @@ export function writeFixed(
   note: AnswerNote,
 ): number {
   ep.fixedHeaders ??= defaultHeaders(ep.contentType, ep.fixedLength);
-  return writeAnswer(res, ep.statusCode, ep.fixedHeaders, ep.fixedBody, note);
+  const status = writeAnswer(res, ep.statusCode, ep.fixedHeaders, ep.fixedBody, note);
+  note.sentShared = true;
+  return status;
 }
 
 /** A template rendered past its cap: `500 render_too_large` (CONTRACT §10). */
@@ -231,7 +236,9 @@ function emitStep(
       return 0;
   }
   try {
-    return writeAnswer(res, step.statusCode, headers as OutHeaders, body, note);
+    const status = writeAnswer(res, step.statusCode, headers as OutHeaders, body, note);
+    note.sentShared = step.fixed !== null;
+    return status;
   } catch {
     // a header node refuses after all (e.g. a name that clashes with content-length): the bare answer
     if (res.headersSent) return 0;

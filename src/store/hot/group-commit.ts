@@ -51,7 +51,7 @@ export class GroupCommit {
   private scheduled = false;
   /** a commit's round trip is under way: the next one waits for it */
   private inFlight = false;
-  /** commits made, and the most hits one of them carried (for tests and the bench) */
+  /** commits made, and the most hits one of them carried (what the unit test checks batching by) */
   commitCount = 0;
   largestHitCommit = 0;
 
