@@ -53,9 +53,10 @@ export interface ItemTable {
   insert(id: string, ord: number, data: string): Maybe<void>;
   update(id: string, data: string): Maybe<void>;
   remove(id: string): Maybe<void>;
+  /** adds an item after the last one; false (nothing written) when its id is taken */
+  append(id: string, data: string): Maybe<boolean>;
   all(): Maybe<string[]>;
   count(): Maybe<number>;
-  maxOrd(): Maybe<number>;
 }
 
 /** Runs one command; yields what it waits for (plain values on SQLite, promises on PostgreSQL). */
@@ -86,9 +87,7 @@ export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTabl
       const given = idOf(cmd.item, ref.idField);
       const item = given === undefined ? { ...cmd.item, [ref.idField]: randomUUID() } : cmd.item;
       const id = given ?? (item[ref.idField] as string);
-      if ((yield t.get(id)) !== undefined) return { kind: 'conflict' };
-      const ord = ((yield t.maxOrd()) as number) + 1;
-      yield t.insert(id, ord, JSON.stringify(item));
+      if (!((yield t.append(id, JSON.stringify(item))) as boolean)) return { kind: 'conflict' };
       return { kind: 'item', item, created: true };
     }
     case 'replace':

@@ -2,10 +2,12 @@
  * HotState on PostgreSQL (pg pool). Hits: one `unnest` upsert (a prepared statement) for all rules
  * and sessions that asked since the last round trip, at most one in flight per process
  * (group-commit.ts); each rule counted alone when the batch fails (e.g. a rule deleted meanwhile).
- * Storage updates: a transaction holding an advisory lock on (owner, session), queued per owner
- * and session in the process so that at most one pooled connection per key waits for
- * the cross-process lock and a hot endpoint cannot take the whole pool from the rest of the
- * traffic. The request log: multi-row inserts of up to 500 entries.
+ * Storage updates and collection commands: a transaction holding an advisory lock on the key
+ * ((owner, session), or (project, collection, session)), one at a time per key in the process so
+ * that at most one pooled connection per key waits for the cross-process lock and a hot endpoint
+ * cannot take the whole pool from the rest of the traffic; what is asked for a key while its
+ * transaction runs goes into the next one together (`joined`). The request log: multi-row inserts
+ * of up to 500 entries.
  */
 import type pg from 'pg';
 import { drive } from '../../shared/steps.js';
@@ -25,33 +27,60 @@ import {
 const HIT_BATCH = `INSERT INTO rule_hits (rule_id, session, hits, touched_at)
   SELECT t.r, t.s, t.c, $4 FROM unnest($1::text[], $2::text[], $3::int[]) AS t(r, s, c)
   ${HIT_CONFLICT} RETURNING rule_id, session, hits`;
-const numberedStorage = (kind: StorageKind) => {
+/**
+ * The hot path's statements are named: each pooled connection parses and plans one once, not on
+ * every round trip (PostgreSQL plans it again when the table's statistics change).
+ */
+interface Named {
+  readonly name: string;
+  readonly text: string;
+}
+const named = (name: string, text: string): Named => ({ name: `mockyard_${name}`, text: numbered(text) });
+const namedStorage = (kind: StorageKind) => {
   const t = storageStatements(kind);
-  return { read: numbered(t.read), upsert: numbered(t.upsert), remove: numbered(t.remove) };
+  return {
+    read: named(`${kind}_read`, t.read),
+    upsert: named(`${kind}_upsert`, t.upsert),
+    remove: named(`${kind}_remove`, t.remove),
+  };
 };
-const STORAGE = { endpoint: numberedStorage('endpoint'), project: numberedStorage('project') };
+const STORAGE = { endpoint: namedStorage('endpoint'), project: namedStorage('project') };
+const LOCK = named('lock', 'SELECT pg_advisory_xact_lock(hashtext(?))');
 /** 500 rows × 5 parameters: far below PostgreSQL's 65,535 parameters per statement */
 const PG_LOG_CHUNK = 500;
 
-const COL = Object.fromEntries(Object.entries(COLLECTION).map(([k, sql]) => [k, numbered(sql)])) as Record<
+const COL = Object.fromEntries(Object.entries(COLLECTION).map(([k, sql]) => [k, named(`col_${k}`, sql)])) as Record<
   keyof typeof COLLECTION,
-  string
+  Named
 >;
+const run = (c: pg.Pool | pg.PoolClient, s: Named, values: unknown[]) =>
+  c.query({ name: s.name, text: s.text, values });
 
-interface StorageWaiter {
-  readonly write: StorageWrite;
-  readonly resolve: (m: Map<string, string>) => void;
+/** One piece of work waiting for its key's next transaction (`joined`). */
+interface Waiter<W, R> {
+  readonly work: W;
+  readonly resolve: (r: R) => void;
   readonly reject: (e: unknown) => void;
 }
+/** A collection command with the collection as it was compiled when the command came. */
+interface CollectionWork {
+  readonly ref: collections.CollectionRef;
+  readonly cmd: collections.CollectionCommand;
+}
+
+const toError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 
 const toMap = (rows: { name: string; value: string }[]) => new Map(rows.map((x) => [x.name, x.value]));
 
 export class PostgresHot implements HotState {
   private readonly commits = new GroupCommit((_ops, hits) => this.commitHits(hits));
-  /** Tail of the queue of storage updates per endpoint and session in this process. */
-  private readonly storageQueues = new Map<string, Promise<unknown>>();
-  /** Storage writes waiting for their key's next transaction (updateStorage). */
-  private readonly storageWaiting = new Map<string, StorageWaiter[]>();
+  /** Tail of the queue of transactions per key in this process. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+  /** Work waiting for its key's next transaction (`joined`). */
+  private readonly waiting = new Map<string, readonly unknown[]>();
+  /** Transactions of batched work run, and the pieces of work they held (read by the tests). */
+  joinedTransactions = 0;
+  joinedWork = 0;
   private readonly logStatements = new Map<number, string>();
 
   constructor(private readonly pool: pg.Pool) {}
@@ -91,24 +120,24 @@ export class PostgresHot implements HotState {
     }
   }
 
-  /** Runs `work` on one pooled client inside a transaction holding the advisory lock of `key`. */
-  private queued<T>(key: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const locked = () => this.inLock(key, work);
-    const mine = (this.storageQueues.get(key) ?? Promise.resolve()).then(locked, locked);
-    this.storageQueues.set(key, mine);
+  /** Runs `task` after the tasks of `key` queued before it in this process, one at a time. */
+  private serial<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const mine = (this.queues.get(key) ?? Promise.resolve()).then(task, task);
+    this.queues.set(key, mine);
     const forget = () => {
-      if (this.storageQueues.get(key) === mine) this.storageQueues.delete(key);
+      if (this.queues.get(key) === mine) this.queues.delete(key);
     };
     mine.then(forget, forget);
     return mine;
   }
 
+  /** Runs `work` on one pooled client inside a transaction holding the advisory lock of `key`. */
   private async inLock<T>(key: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+      await run(client, LOCK, [key]);
       const out = await work(client);
       await client.query('COMMIT');
       return out;
@@ -123,86 +152,111 @@ export class PostgresHot implements HotState {
     }
   }
 
-  collection(
-    ref: collections.CollectionRef,
-    cmd: collections.CollectionCommand,
-  ): Promise<collections.CollectionResult> {
-    const k = [ref.projectId, ref.name, ref.session];
-    return this.queued(`collection:${k.join(':')}`, (client) => {
-      const rows = async (sql: string, args: unknown[]) => (await client.query(sql, args)).rows;
-      const t: collections.ItemTable = {
-        materialized: async () => {
-          const [row] = await rows(COL.materialized, k);
-          return row === undefined ? null : Number(row.t);
-        },
-        markMaterialized: async () => void (await rows(COL.mark, [...k, Date.now()])),
-        get: async (id) => (await rows(COL.get, [...k, id]))[0]?.data,
-        insert: async (id, ord, data) => void (await rows(COL.insert, [...k, id, ord, data, Date.now()])),
-        update: async (id, data) => void (await rows(COL.update, [data, Date.now(), ...k, id])),
-        remove: async (id) => void (await rows(COL.remove, [...k, id])),
-        all: async () => (await rows(COL.all, k)).map((r) => r.data),
-        count: async () => Number((await rows(COL.count, k))[0].n),
-        maxOrd: async () => Number((await rows(COL.maxOrd, k))[0].m),
-      };
-      return Promise.resolve(drive(collections.execute(ref, cmd, t)));
-    });
-  }
-
-  storage(owner: StorageOwner, session: string): Promise<Map<string, string>> {
-    return this.pool.query(STORAGE[owner.kind].read, [owner.id, session]).then((r) => toMap(r.rows));
-  }
-
   /**
-   * Storage writes are group-committed per owner and session: the writes asked for while that
-   * storage's transaction is under way wait (this process's queue of the key) and then go in one
-   * transaction together — one read, each write computed in order from the values before it, one
-   * statement per changed name — instead of a transaction (five round trips) each.
+   * Group commit per key: the work asked for while the key's transaction is under way (in this
+   * process) waits, and then goes into the next transaction together, in the order it came.
+   * `run` answers each piece's result, or the Error that piece alone failed with. When the
+   * transaction itself fails (one piece broke it, e.g. its project was deleted meanwhile), its
+   * pieces are run again one transaction each, in order, so that one bad piece fails alone; a
+   * failure before any work ran (no connection) fails them all.
    */
-  updateStorage(owner: StorageOwner, session: string, write: StorageWrite): Promise<Map<string, string>> {
-    const key = `storage:${owner.kind}:${owner.id}:${session}`;
-    return new Promise((resolve, reject) => {
-      const waiting = this.storageWaiting.get(key);
+  private joined<W, R>(
+    key: string,
+    work: W,
+    run: (client: pg.PoolClient, batch: readonly W[]) => Promise<(R | Error)[]>,
+  ): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      const waiting = this.waiting.get(key) as Waiter<W, R>[] | undefined;
       if (waiting) {
-        waiting.push({ write, resolve, reject });
+        waiting.push({ work, resolve, reject });
         return;
       }
-      const batch: StorageWaiter[] = [{ write, resolve, reject }];
-      this.storageWaiting.set(key, batch);
-      this.queued(key, (client) => {
-        // from here on, new writes start the next batch
-        if (this.storageWaiting.get(key) === batch) this.storageWaiting.delete(key);
-        return this.writeStorage(client, owner, session, batch);
-      }).then(
-        (maps) => {
-          for (let i = 0; i < maps.length; i++) {
-            const m = maps[i];
-            if (m instanceof Error) batch[i].reject(m);
-            else batch[i].resolve(m);
+      const batch: Waiter<W, R>[] = [{ work, resolve, reject }];
+      this.waiting.set(key, batch);
+      // from the moment the lock is held, new work starts the next batch
+      const close = () => {
+        if (this.waiting.get(key) === batch) this.waiting.delete(key);
+        return batch.map((w) => w.work);
+      };
+      let started = false;
+      const task = async (): Promise<(R | Error)[]> => {
+        try {
+          return await this.inLock(key, (client) => {
+            started = true;
+            const works = close();
+            this.joinedTransactions++;
+            this.joinedWork += works.length;
+            return run(client, works);
+          });
+        } catch (err) {
+          close();
+          if (!started || batch.length === 1) throw err;
+          const out: (R | Error)[] = [];
+          for (const w of batch) out.push(await this.inLock(key, (c) => run(c, [w.work])).then((r) => r[0], toError));
+          return out;
+        }
+      };
+      this.serial(key, task).then(
+        (results) => {
+          for (let i = 0; i < batch.length; i++) {
+            const r = results[i];
+            if (r instanceof Error) batch[i].reject(r);
+            else batch[i].resolve(r);
           }
         },
         (err) => {
-          if (this.storageWaiting.get(key) === batch) this.storageWaiting.delete(key);
           for (const w of batch) w.reject(err);
         },
       );
     });
   }
 
-  /** One transaction for a batch: each waiter's storage after its write, or the error its write threw. */
+  /**
+   * Collection commands are group-committed per (project, collection, session): the commands of
+   * one transaction run in order on its connection, and whether the session's copy exists is read
+   * once per transaction, not once per command.
+   */
+  collection(
+    ref: collections.CollectionRef,
+    cmd: collections.CollectionCommand,
+  ): Promise<collections.CollectionResult> {
+    const key = `collection:${ref.projectId}:${ref.name}:${ref.session}`;
+    return this.joined<CollectionWork, collections.CollectionResult>(key, { ref, cmd }, (client, works) =>
+      runCommands(client, works),
+    );
+  }
+
+  storage(owner: StorageOwner, session: string): Promise<Map<string, string>> {
+    return run(this.pool, STORAGE[owner.kind].read, [owner.id, session]).then((r) => toMap(r.rows));
+  }
+
+  /**
+   * Storage writes are group-committed per owner and session: the writes of one transaction are
+   * computed in order from the values before each — one read, one statement per changed name —
+   * instead of a transaction (five round trips) each.
+   */
+  updateStorage(owner: StorageOwner, session: string, write: StorageWrite): Promise<Map<string, string>> {
+    const key = `storage:${owner.kind}:${owner.id}:${session}`;
+    return this.joined<StorageWrite, Map<string, string>>(key, write, (client, writes) =>
+      this.writeStorage(client, owner, session, writes),
+    );
+  }
+
+  /** One transaction's writes: each one's storage after it, or the error it threw. */
   private async writeStorage(
     client: pg.PoolClient,
     owner: StorageOwner,
     session: string,
-    batch: StorageWaiter[],
+    batch: readonly StorageWrite[],
   ): Promise<(Map<string, string> | Error)[]> {
     const { read, upsert, remove } = STORAGE[owner.kind];
-    const current = toMap((await client.query(read, [owner.id, session])).rows);
+    const current = toMap((await run(client, read, [owner.id, session])).rows);
     const changed = new Map<string, string | null>();
     const out: (Map<string, string> | Error)[] = [];
-    for (const w of batch) {
+    for (const write of batch) {
       let writes: [string, string | null][];
       try {
-        writes = w.write(current);
+        writes = write(current);
       } catch (err) {
         out.push(err instanceof Error ? err : new Error(String(err))); // a write that throws stores nothing
         continue;
@@ -216,8 +270,8 @@ export class PostgresHot implements HotState {
     }
     const now = Date.now();
     for (const [name, value] of changed) {
-      if (value === null) await client.query(remove, [owner.id, session, name]);
-      else await client.query(upsert, [owner.id, session, name, value, now]);
+      if (value === null) await run(client, remove, [owner.id, session, name]);
+      else await run(client, upsert, [owner.id, session, name, value, now]);
     }
     return out;
   }
@@ -233,4 +287,43 @@ export class PostgresHot implements HotState {
       await this.pool.query(text, logArgs(chunk));
     }
   }
+}
+
+/**
+ * One transaction's collection commands, in order, on its connection. Whether the session's copy
+ * exists (and when it was last touched) is read by the first command and known to the rest.
+ */
+async function runCommands(
+  client: pg.PoolClient,
+  works: readonly CollectionWork[],
+): Promise<collections.CollectionResult[]> {
+  const out: collections.CollectionResult[] = [];
+  let touched: number | null | undefined;
+  for (const { ref, cmd } of works) {
+    const k = [ref.projectId, ref.name, ref.session];
+    const rows = async (s: Named, args: unknown[]) => (await run(client, s, args)).rows;
+    const t: collections.ItemTable = {
+      materialized: async () => {
+        if (touched === undefined) {
+          const [row] = await rows(COL.materialized, k);
+          touched = row === undefined ? null : Number(row.t);
+        }
+        return touched;
+      },
+      markMaterialized: async () => {
+        const now = Date.now();
+        await rows(COL.mark, [...k, now]);
+        touched = now;
+      },
+      get: async (id) => (await rows(COL.get, [...k, id]))[0]?.data,
+      insert: async (id, ord, data) => void (await rows(COL.insert, [...k, id, ord, data, Date.now()])),
+      update: async (id, data) => void (await rows(COL.update, [data, Date.now(), ...k, id])),
+      remove: async (id) => void (await rows(COL.remove, [...k, id])),
+      all: async () => (await rows(COL.all, k)).map((r) => r.data),
+      count: async () => Number((await rows(COL.count, k))[0].n),
+      append: async (id, data) => (await run(client, COL.append, [...k, id, ...k, data, Date.now()])).rowCount === 1,
+    };
+    out.push(await drive(collections.execute(ref, cmd, t)));
+  }
+  return out;
 }

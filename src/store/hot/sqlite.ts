@@ -109,7 +109,7 @@ export class SqliteHot implements HotState {
       remove: (id) => void c.remove.run(...k, id),
       all: () => (c.all.all(...k) as { data: string }[]).map((r) => r.data),
       count: () => Number((c.count.get(...k) as { n: number }).n),
-      maxOrd: () => Number((c.maxOrd.get(...k) as { m: number }).m),
+      append: (id, data) => c.append.run(...k, id, ...k, data, Date.now()).changes === 1,
     };
   }
 

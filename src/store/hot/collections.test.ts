@@ -1,0 +1,109 @@
+/**
+ * Collection commands through the store's hot state, on each database: commands asked together
+ * (and from two Store instances at once) are exact and kept in the order asked, a command that
+ * breaks fails alone, and on PostgreSQL the commands that wait for a collection's transaction go
+ * into one transaction together (the group commit of postgres.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, freshDatabase, type TestDatabase } from '../../../test/helpers/databases.js';
+import { openStore, type Store } from '../index.js';
+import type { CollectionCommand, CollectionRef, CollectionResult } from './collections.js';
+import { PostgresHot } from './postgres.js';
+
+describe.each(DIALECTS)('collection commands on %s', (dialect) => {
+  let db: TestDatabase;
+  let store: Store;
+  let other: Store;
+  beforeAll(async () => {
+    db = await freshDatabase(dialect);
+    store = await openStore(db.url);
+    other = await openStore(db.url);
+  });
+  afterAll(async () => {
+    await other?.close();
+    await store?.close();
+    await db?.drop();
+  });
+
+  /** a project with a collection `items` seeded with two items */
+  async function collection(): Promise<Omit<CollectionRef, 'session'>> {
+    const u = await store.users.create(`c-${randomBytes(5).toString('hex')}@example.test`, 'h');
+    const p = await store.projects.create(u.id, { name: 'p' });
+    const seed = [
+      { id: 's1', name: 'seed one' },
+      { id: 's2', name: 'seed two' },
+    ];
+    await store.collections.create(u.id, p.id, 'items', { idField: 'id', seed });
+    return { projectId: p.id, name: 'items', idField: 'id', seed };
+  }
+  const run = (s: Store, ref: CollectionRef, cmd: CollectionCommand) => s.hot.collection(ref, cmd);
+  const ids = (r: CollectionResult) => (r.kind === 'items' ? r.raw.map((x) => JSON.parse(x).id as string) : []);
+
+  it('creates asked together from two processes are all kept, each id once, in the order each process asked', async () => {
+    const ref = { ...(await collection()), session: '' };
+    const asked = Array.from({ length: 90 }, (_, i) =>
+      run(i % 3 ? store : other, ref, { op: 'create', item: { id: `n${i}`, name: `item ${i}` } }),
+    );
+    const results = await Promise.all(asked);
+    expect(results.every((r) => r.kind === 'item' && r.created === true)).toBe(true);
+    const list = ids(await run(store, ref, { op: 'list' }));
+    expect(list.slice(0, 2)).toEqual(['s1', 's2']);
+    expect(list).toHaveLength(92);
+    expect(new Set(list).size).toBe(92);
+    // one process's commands keep their order among themselves
+    const mine = list.filter((id) => id.startsWith('n') && Number(id.slice(1)) % 3 !== 0);
+    expect(mine).toEqual(
+      Array.from({ length: 90 }, (_, i) => i)
+        .filter((i) => i % 3)
+        .map((i) => `n${i}`),
+    );
+    expect(await run(other, ref, { op: 'count' })).toEqual({ kind: 'count', count: 92 });
+  });
+
+  it('a create with an id that is taken is a conflict, also when the first one was asked in the same batch', async () => {
+    const ref = { ...(await collection()), session: 'sess-a' };
+    const [a, b, c] = await Promise.all([
+      run(store, ref, { op: 'create', item: { id: 'dup', v: 1 } }),
+      run(store, ref, { op: 'create', item: { id: 'dup', v: 2 } }),
+      run(store, ref, { op: 'create', item: { id: 's1', v: 3 } }),
+    ]);
+    expect(a).toMatchObject({ kind: 'item', created: true, item: { id: 'dup', v: 1 } });
+    expect(b).toEqual({ kind: 'conflict' });
+    expect(c).toEqual({ kind: 'conflict' });
+    expect(await run(store, ref, { op: 'get', id: 'dup' })).toEqual({ kind: 'item', item: { id: 'dup', v: 1 } });
+    // the session's copy is its own: the unsessioned collection has only the seed
+    expect(ids(await run(store, { ...ref, session: '' }, { op: 'list' }))).toEqual(['s1', 's2']);
+  });
+
+  it('a command that throws fails alone among commands asked together; the others are written', async () => {
+    const ref = { ...(await collection()), session: '' };
+    const asked = [
+      run(store, ref, { op: 'create', item: { id: 'a1' } }),
+      run(store, ref, { op: 'update', id: 's1', patch: { name: 'patched' } }),
+      // JSON.stringify throws on a BigInt: the command breaks after the batch's first statements ran
+      run(store, ref, { op: 'create', item: { id: 'bad', n: 1n } }),
+      run(store, ref, { op: 'delete', id: 's2' }),
+      run(store, ref, { op: 'create', item: { id: 'a2' } }),
+    ];
+    const settled = await Promise.allSettled(asked);
+    expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(ids(await run(store, ref, { op: 'list' }))).toEqual(['s1', 'a1', 'a2']);
+    expect(await run(store, ref, { op: 'get', id: 's1' })).toEqual({
+      kind: 'item',
+      item: { id: 's1', name: 'patched' },
+    });
+  });
+
+  it.runIf(dialect === 'postgres')('commands waiting for a collection share its next transaction', async () => {
+    const hot = store.hot as PostgresHot;
+    expect(hot).toBeInstanceOf(PostgresHot);
+    const ref = { ...(await collection()), session: '' };
+    const before = { tx: hot.joinedTransactions, work: hot.joinedWork };
+    await Promise.all(Array.from({ length: 40 }, (_, i) => run(store, ref, { op: 'create', item: { id: `g${i}` } })));
+    const tx = hot.joinedTransactions - before.tx;
+    expect(hot.joinedWork - before.work).toBe(40);
+    // the first command's transaction holds it alone; the 39 asked meanwhile go in the next one
+    expect(tx).toBeLessThanOrEqual(2);
+  });
+});
