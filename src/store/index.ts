@@ -32,6 +32,7 @@ import { Rules } from './rules.js';
 import type { Database } from './schema.js';
 import { Storage } from './storage.js';
 import { Users } from './users.js';
+import { WalPresync } from './wal-presync.js';
 
 export type { ProjectConfig } from './mock-config.js';
 export type { UserWithHash } from './rows.js';
@@ -56,6 +57,8 @@ export class Store extends EventEmitter {
     private readonly makeHot: () => HotState,
     /** the pg pool (PostgreSQL only), for LISTEN/NOTIFY */
     readonly pgPool: pg.Pool | null = null,
+    /** what else closes with the store, before the database */
+    private readonly closing: (() => Promise<void>) | null = null,
   ) {
     super();
     this.setMaxListeners(0);
@@ -97,6 +100,7 @@ export class Store extends EventEmitter {
   }
 
   async close(): Promise<void> {
+    await this.closing?.();
     await this.db.destroy();
   }
 }
@@ -111,7 +115,9 @@ function openSqlite(file: string): Store {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return new Store(db, SQLITE, () => new SqliteHot(sqlite));
+  // checkpoints find the WAL synced ahead, off the event loop (wal-presync.ts)
+  const presync = file === ':memory:' ? null : new WalPresync(`${file}-wal`);
+  return new Store(db, SQLITE, () => new SqliteHot(sqlite), null, presync ? () => presync.close() : null);
 }
 
 async function openPostgres(url: string): Promise<Store> {
