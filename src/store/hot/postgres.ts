@@ -69,6 +69,8 @@ interface CollectionWork {
 }
 
 const toError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
+/** Pieces of work in one joined transaction at most (past it, the next batch starts and waits its turn). */
+const MAX_JOINED = 256;
 
 const toMap = (rows: { name: string; value: string }[]) => new Map(rows.map((x) => [x.name, x.value]));
 
@@ -163,11 +165,11 @@ export class PostgresHot implements HotState {
   private joined<W, R>(
     key: string,
     work: W,
-    run: (client: pg.PoolClient, batch: readonly W[]) => Promise<(R | Error)[]>,
+    runBatch: (client: pg.PoolClient, batch: readonly W[]) => Promise<(R | Error)[]>,
   ): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       const waiting = this.waiting.get(key) as Waiter<W, R>[] | undefined;
-      if (waiting) {
+      if (waiting && waiting.length < MAX_JOINED) {
         waiting.push({ work, resolve, reject });
         return;
       }
@@ -186,13 +188,14 @@ export class PostgresHot implements HotState {
             const works = close();
             this.joinedTransactions++;
             this.joinedWork += works.length;
-            return run(client, works);
+            return runBatch(client, works);
           });
         } catch (err) {
           close();
           if (!started || batch.length === 1) throw err;
           const out: (R | Error)[] = [];
-          for (const w of batch) out.push(await this.inLock(key, (c) => run(c, [w.work])).then((r) => r[0], toError));
+          for (const w of batch)
+            out.push(await this.inLock(key, (c) => runBatch(c, [w.work])).then((r) => r[0], toError));
           return out;
         }
       };
