@@ -44,6 +44,14 @@ describe('ParserPool', () => {
     expect((await pool.load('alice', small)).ok).toBe(true);
   });
 
+  it('starts a document’s time budget once its worker is ready, not while the worker starts', async () => {
+    // the stand-in worker takes 800 ms to start and then answers at once: a 300 ms budget holds
+    const workerUrl = new URL('../../test/fixtures/slow-start-worker.mjs', import.meta.url);
+    pool = new ParserPool({ size: 1, timeoutMs: 300, workerUrl });
+    const answer = await pool.load('alice', small);
+    expect(answer).toEqual({ id: expect.any(Number), kind: 'load', ok: true, doc: small, swagger: false });
+  });
+
   it('does not hold another owner’s document behind one owner’s slow ones', async () => {
     pool = new ParserPool({ size: 2, timeoutMs: 2000 });
     const bombs = [

@@ -50,6 +50,8 @@ export interface ParserPoolOptions {
   heapMb?: number;
   /** idle time after which a worker is stopped, ms */
   idleMs?: number;
+  /** the worker module (tests; interop/import-worker.js by default) */
+  workerUrl?: URL;
 }
 
 interface Job {
@@ -61,9 +63,18 @@ interface Job {
 
 class Slot {
   worker: Worker | null = null;
+  /** resolves once the worker has loaded its modules (its first message) */
+  ready: Promise<void> = Promise.resolve();
   busy = false;
   idle: NodeJS.Timeout | null = null;
 }
+
+/**
+ * How long a new worker may take to load its modules before the document it was started for fails:
+ * the document's own budget starts only once the worker is ready, since a start-up on a busy machine
+ * took longer than a short budget (a small document right after a bomb failed as too complex).
+ */
+const BOOT_MS = 30_000;
 
 /** The task's bytes in an ArrayBuffer of their own (a pooled Buffer shares one: copy it once). */
 function ownBuffer(t: Extract<Task, { kind: 'convert' }>): ArrayBuffer {
@@ -84,8 +95,10 @@ export class ParserPool {
   private readonly timeoutMs: number;
   private readonly heapMb: number;
   private readonly idleMs: number;
+  private readonly workerUrl: URL | undefined;
 
   constructor(opts: ParserPoolOptions = {}) {
+    this.workerUrl = opts.workerUrl;
     this.slots = Array.from({ length: opts.size ?? 2 }, () => new Slot());
     this.timeoutMs = opts.timeoutMs ?? 20_000;
     this.heapMb = opts.heapMb ?? 512;
@@ -150,9 +163,11 @@ export class ParserPool {
     return null;
   }
 
-  private start(): Worker {
-    const w = new Worker(workerFile(), {
-      workerData: { timeoutMs: this.timeoutMs },
+  private start(slot: Slot): Worker {
+    const w = new Worker(this.workerUrl ?? workerFile(), {
+      // the parser's own time check is a backstop, a second past the pool's: the pool's timer must
+      // fire first, since it answers 422 document_too_complex (the parser's would read as invalid)
+      workerData: { timeoutMs: this.timeoutMs + 1000 },
       resourceLimits: {
         maxOldGenerationSizeMb: this.heapMb,
         maxYoungGenerationSizeMb: Math.max(8, Math.floor(this.heapMb / 10)),
@@ -161,6 +176,14 @@ export class ParserPool {
     });
     w.unref();
     w.on('error', () => {});
+    slot.ready = new Promise<void>((resolve) => {
+      const onReady = (m: { ready?: boolean }) => {
+        if (m?.ready !== true) return;
+        w.off('message', onReady);
+        resolve();
+      };
+      w.on('message', onReady);
+    });
     return w;
   }
 
@@ -177,8 +200,9 @@ export class ParserPool {
     slot.idle = null;
     slot.busy = true;
     this.running.add(job.owner);
-    slot.worker ??= this.start();
+    slot.worker ??= this.start(slot);
     const w = slot.worker;
+    const ready = slot.ready;
     const id = this.nextId++;
     let settled = false;
     const done = () => {
@@ -208,10 +232,16 @@ export class ParserPool {
     };
     const onExit = () =>
       fail(`the document needs more than the ${this.heapMb} MB a document may use to validate (nested $refs?)`);
-    const timer = setTimeout(
-      () => fail(`the document took longer than ${this.timeoutMs} ms to validate (nested $refs?)`),
-      this.timeoutMs,
-    );
+    // the budget counts from the moment the worker is ready (a new one loads its modules first)
+    let timer = setTimeout(() => fail('the import worker did not start'), BOOT_MS);
+    void ready.then(() => {
+      if (settled) return;
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => fail(`the document took longer than ${this.timeoutMs} ms to validate (nested $refs?)`),
+        this.timeoutMs,
+      );
+    });
     w.on('message', onMessage);
     w.on('exit', onExit);
     try {
