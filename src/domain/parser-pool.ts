@@ -63,7 +63,7 @@ interface Job {
 
 class Slot {
   worker: Worker | null = null;
-  /** resolves once the worker has loaded its modules (its first message) */
+  /** resolves once the worker says it is ready (modules loaded, validator warmed up) */
   ready: Promise<void> = Promise.resolve();
   busy = false;
   idle: NodeJS.Timeout | null = null;
