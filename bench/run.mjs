@@ -1319,7 +1319,8 @@ async function benchMockyard(ids, nodeT, results, notes, meta) {
     // (100 items per answer) leave the heap ~80 MB larger for a while, and S9's imports (1,300
     // endpoints each, two worker heaps) more; they run after S6, S9 last
     const disturbing = (x) => Boolean(SCENARIOS[x].during);
-    const beforeS6 = (x) => ALL_IDS.indexOf(x) < ALL_IDS.indexOf('S6');
+    const beforeS6 = (x) => ALL_IDS.indexOf(x) < ALL_IDS.indexOf('S6') && !disturbing(x);
+    const afterS6 = [...ids.filter((x) => x !== 'S6' && !beforeS6(x) && !disturbing(x)), ...ids.filter(disturbing)];
     for (const id of ids.filter(beforeS6)) await runOne(id);
     if (ids.includes('S6')) {
       const rssBefore = rssMB(pids);
@@ -1344,8 +1345,7 @@ async function benchMockyard(ids, nodeT, results, notes, meta) {
         );
       }
     }
-    for (const id of ids.filter((x) => x !== 'S6' && !beforeS6(x) && !disturbing(x))) await runOne(id);
-    for (const id of ids.filter(disturbing)) await runOne(id);
+    for (const id of afterS6) await runOne(id);
   } finally {
     if (proc) await stopProc(proc.child);
     serverLogNote(notes, 'mockyard', path.join(LOG_DIR, 'mockyard.log'));

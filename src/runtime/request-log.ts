@@ -53,8 +53,6 @@ export interface RequestLogOptions {
   maxQueue?: number;
   /** poll other processes' entries (PostgreSQL) */
   shared?: boolean;
-  /** how often a flooded project is written (FLOOD_WRITE_MS by default) */
-  floodWriteMs?: number;
   /** the clock of the flood interval (tests) */
   now?: () => number;
 }
@@ -166,7 +164,7 @@ export class RequestLog {
     if (this.queued === 0) return Promise.resolve();
     const keep = this.opts.keepPerProject;
     const now = (this.opts.now ?? Date.now)();
-    const floodMs = this.opts.floodWriteMs ?? FLOOD_WRITE_MS[this.opts.shared ? 'shared' : 'single'];
+    const floodMs = FLOOD_WRITE_MS[this.opts.shared ? 'shared' : 'single'];
     const batch: { projectId: string; slot: Slot }[] = [];
     for (const [projectId, ring] of this.queue) {
       if (ring.overwritten > 0) {

@@ -293,40 +293,41 @@ export class PostgresHot implements HotState {
 }
 
 /**
- * One transaction's collection commands, in order, on its connection. Whether the session's copy
- * exists (and when it was last touched) is read by the first command and known to the rest.
+ * One transaction's collection commands, in order, on its connection, over one table: the commands
+ * of a batch share their key (project, collection, session). Whether the session's copy exists
+ * (and when it was last touched) is read by the first command and known to the rest.
  */
 async function runCommands(
   client: pg.PoolClient,
   works: readonly CollectionWork[],
 ): Promise<collections.CollectionResult[]> {
-  const out: collections.CollectionResult[] = [];
+  const { projectId, name, session } = works[0].ref;
+  const k = [projectId, name, session];
+  const rows = async (s: Named, args: unknown[]) => (await run(client, s, args)).rows;
   let touched: number | null | undefined;
-  for (const { ref, cmd } of works) {
-    const k = [ref.projectId, ref.name, ref.session];
-    const rows = async (s: Named, args: unknown[]) => (await run(client, s, args)).rows;
-    const t: collections.ItemTable = {
-      materialized: async () => {
-        if (touched === undefined) {
-          const [row] = await rows(COL.materialized, k);
-          touched = row === undefined ? null : Number(row.t);
-        }
-        return touched;
-      },
-      markMaterialized: async () => {
-        const now = Date.now();
-        await rows(COL.mark, [...k, now]);
-        touched = now;
-      },
-      get: async (id) => (await rows(COL.get, [...k, id]))[0]?.data,
-      insert: async (id, ord, data) => void (await rows(COL.insert, [...k, id, ord, data, Date.now()])),
-      update: async (id, data) => void (await rows(COL.update, [data, Date.now(), ...k, id])),
-      remove: async (id) => void (await rows(COL.remove, [...k, id])),
-      all: async () => (await rows(COL.all, k)).map((r) => r.data),
-      count: async () => Number((await rows(COL.count, k))[0].n),
-      append: async (id, data) => (await run(client, COL.append, [...k, id, ...k, data, Date.now()])).rowCount === 1,
-    };
-    out.push(await drive(collections.execute(ref, cmd, t)));
-  }
+  const t: collections.ItemTable = {
+    materialized: async () => {
+      if (touched === undefined) {
+        const [row] = await rows(COL.materialized, k);
+        touched = row === undefined ? null : Number(row.t);
+      }
+      return touched;
+    },
+    markMaterialized: async () => {
+      const now = Date.now();
+      await rows(COL.mark, [...k, now]);
+      touched = now;
+    },
+    get: async (id) => (await rows(COL.get, [...k, id]))[0]?.data,
+    insert: async (id, ord, data) => void (await rows(COL.insert, [...k, id, ord, data, Date.now()])),
+    update: async (id, data) => void (await rows(COL.update, [data, Date.now(), ...k, id])),
+    remove: async (id) => void (await rows(COL.remove, [...k, id])),
+    all: async () => (await rows(COL.all, k)).map((r) => r.data),
+    count: async () => Number((await rows(COL.count, k))[0].n),
+    append: async (id, data) => (await run(client, COL.append, [...k, id, ...k, data, Date.now()])).rowCount === 1,
+  };
+  const out: collections.CollectionResult[] = [];
+  // each command with its own compiled collection (its seed and id field), on the batch's table
+  for (const { ref, cmd } of works) out.push(await drive(collections.execute(ref, cmd, t)));
   return out;
 }
