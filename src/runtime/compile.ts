@@ -111,6 +111,8 @@ export interface CompiledEndpoint {
     readonly collection: string;
     readonly operation: CollectionOperation;
     readonly idParam: string | null;
+    /** what the request log notes of it, shared by every answer (as `fixedHeaders`) */
+    readonly note: { readonly collection: string; readonly operation: CollectionOperation };
   } | null;
   /** collections whose count a template reads ({{collection.NAME.count}}) */
   readonly counts: readonly string[];
@@ -306,7 +308,13 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       defaultBody: fixedBody === null ? defaultBody : null,
       readsStorage,
       readsProjectStorage,
-      data: e.data ? { ...e.data, idParam: params.at(-1) ?? null } : null,
+      data: e.data
+        ? {
+            ...e.data,
+            idParam: params.at(-1) ?? null,
+            note: { collection: e.data.collection, operation: e.data.operation },
+          }
+        : null,
       counts,
       immediate:
         !readsStorage &&

@@ -307,7 +307,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     const out = ev.outcome;
     if (out.kind === 'default' && ep.data && x.project) {
       // no rule answered an endpoint bound to a collection: the collection operation is the answer
-      entry.data = { collection: ep.data.collection, operation: ep.data.operation };
+      entry.data = ep.data.note;
       const done = drive(collectionAnswer(x.project, ep, ctx, entry.session ?? '', deps.hot));
       if (!(done instanceof Promise)) return writeCollection(x, done);
       return done.then(

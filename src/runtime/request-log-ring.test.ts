@@ -44,6 +44,21 @@ describe('the answer sent, as the request log keeps it', () => {
     expect(b.headers.authorization).toBe('[redacted]');
   });
 
+  it("copies the headers of a rendered answer (a reused slot shows only its own), shares a fixed answer's", () => {
+    const ring = new Ring(1);
+    ring.push(rec(1));
+    const sent = { 'content-length': 7 };
+    ring.push(rec(2, { sentHeaders: sent })); // the one slot, reused with fewer headers
+    // the slot holds a copy, not the request's object (which would outlive its request there)
+    sent['content-length'] = 99;
+    expect(ring.ordered()[0].entry().response?.headers).toEqual({ 'content-length': '7' });
+    const fixed = { 'content-type': 'text/plain' };
+    ring.push(rec(3, { sentHeaders: fixed, sentShared: true }));
+    expect(ring.ordered()[0].entry().response?.headers).toEqual({ 'content-type': 'text/plain' });
+    ring.push(rec(4, { sentHeaders: null, sentStep: step }));
+    expect(ring.ordered()[0].entry().response?.headers).toEqual({});
+  });
+
   it('tells which step answered, after what delay, or its fault', () => {
     const ring = new Ring(4);
     ring.push(rec(1, { sentStep: step, sentDelay: 250 }));
