@@ -1,6 +1,9 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MockRequestView, parseQuery } from './context.js';
+import { headersFromRaw, MockRequestView, parseQuery } from './context.js';
 
 describe('parseQuery', () => {
   const cases = [
@@ -63,5 +66,53 @@ describe('MockRequestView.queryParam and header', () => {
     // once all headers were flattened, one is read from them
     expect(v.header('x-tier')).toBe('vip');
     expect(v.header('constructor')).toBeUndefined();
+  });
+});
+
+describe('headersFromRaw', () => {
+  // names node treats differently (kept once, joined with '; ', kept as an array, joined with ', '), in two cases
+  const NAMES = ['X-Tier', 'x-tier', 'Cookie', 'cookie', 'Set-Cookie', 'User-Agent', 'user-agent', 'Authorization'];
+
+  it('flattens raw header lines as node itself flattens them into req.headers', async () => {
+    // a real node server parses each raw request; its req.headers is the reference
+    let take: (req: http.IncomingMessage) => void = () => {};
+    const server = http.createServer((req, res) => {
+      take(req);
+      res.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    const parsed = (lines: [string, string][]) =>
+      new Promise<http.IncomingMessage>((resolve, reject) => {
+        take = resolve;
+        const sock = net.connect(port, '127.0.0.1', () => {
+          const head = lines.map(([k, v]) => `${k}: ${v}\r\n`).join('');
+          sock.end(`GET / HTTP/1.1\r\nHost: t\r\n${head}Connection: close\r\n\r\n`);
+        });
+        sock.on('error', reject);
+        sock.resume();
+      });
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.tuple(fc.constantFrom(...NAMES), fc.constantFrom('a', 'b c', '1', 'x=y')), {
+            maxLength: 8,
+          }),
+          async (lines) => {
+            const req = await parsed(lines);
+            const flat = headersFromRaw(req.rawHeaders);
+            for (const name of [...NAMES, 'host', 'connection', 'missing']) {
+              const lower = name.toLowerCase();
+              const v = req.headers[lower];
+              const want = Array.isArray(v) ? v.join(', ') : v;
+              expect(flat[lower]).toBe(want);
+            }
+          },
+        ),
+        { numRuns: 150 },
+      );
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
