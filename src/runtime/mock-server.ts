@@ -382,17 +382,18 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     log.error({ err }, 'mock request failed');
     sendError(res, 500, jsonError('internal'));
   };
-  const run = (res: ServerResponse, go: () => void | Promise<void>) => {
+  /** One request through the mock path, `/m/…` when `ref` is null (no closure per request). */
+  function enter(req: IncomingMessage, res: ServerResponse, ref: string | null, slug: string | null): void {
     try {
-      const done = go();
+      const done = ref === null ? handle(req, res) : handleAt(req, res, ref, slug);
       if (done !== undefined) done.catch(failed(res));
     } catch (err) {
       failed(res)(err);
     }
-  };
+  }
   return {
-    byPath: (req, res) => run(res, () => handle(req, res)),
-    byHost: (req, res, slug) => run(res, () => handleAt(req, res, '', slug)),
-    atRoot: (req, res, projectId) => run(res, () => handleAt(req, res, projectId, null)),
+    byPath: (req, res) => enter(req, res, null, null),
+    byHost: (req, res, slug) => enter(req, res, '', slug),
+    atRoot: (req, res, projectId) => enter(req, res, projectId, null),
   };
 }
