@@ -1,7 +1,8 @@
 /**
  * HotState on SQLite (better-sqlite3): prepared statements on the store's one connection, the
  * writes of a turn committed together (group-commit.ts) in one transaction, each op in a savepoint
- * of its own so that one failing write fails alone.
+ * of its own so that one failing write fails alone (a hit counter's upsert is one statement, which
+ * SQLite undoes by itself when it fails).
  *
  * The invariant that keeps this safe on the shared connection: better-sqlite3 is synchronous, and
  * every Kysely transaction of the store awaits only its own statements (microtasks), so it runs
@@ -136,7 +137,8 @@ export class SqliteHot implements HotState {
         const now = Date.now();
         for (const g of hits) {
           try {
-            const row = this.savepoint(() => this.hitStmt.get(g.ruleId, g.session, g.waiters.length, now));
+            // one statement: SQLite undoes a failed one by itself, so it needs no savepoint
+            const row = this.hitStmt.get(g.ruleId, g.session, g.waiters.length, now);
             results.push({ ok: true, value: Number((row as { hits: number }).hits) });
           } catch (err) {
             results.push({ ok: false, value: err });
