@@ -33,7 +33,9 @@ export interface PendingOp {
   readonly reject: (e: unknown) => void;
 }
 
-export const hitKey = (ruleId: string, session: string) => `${ruleId}\u0000${session}`;
+/** A rule and session as one map key: the rule id itself outside sessions (no string built per
+ * request on the common path; a rule id never holds a NUL, so the two forms cannot meet). */
+export const hitKey = (ruleId: string, session: string) => (session === '' ? ruleId : `${ruleId}\u0000${session}`);
 
 /** The group's hits were added and the counter is now `total`: its waiters get the last n counts, in order. */
 export function settleHitGroup(group: HitGroup, total: number): void {
