@@ -85,4 +85,19 @@ describe('the answer sent, as the request log keeps it', () => {
     // an error of the service's own or a proxied answer: nothing noted, no `response`
     expect(none.response).toBeUndefined();
   });
+
+  it('copies bodies of every size into one reused slot, growing and shrinking its buffer', () => {
+    const ring = new Ring(1);
+    const body = () => ring.ordered()[0].entry().response;
+    const sizes = ['x'.repeat(SENT_BODY_CHARS * 2), '{"n":1}', 'é'.repeat(3000), '', '€'.repeat(100), 'y'.repeat(9000)];
+    for (const sent of sizes) {
+      ring.push(rec(1, { sentBody: sent }));
+      expect(body()?.body).toBe(sent.slice(0, SENT_BODY_CHARS));
+      expect(body()?.truncated).toBe(sent.length > SENT_BODY_CHARS ? true : undefined);
+    }
+    // a shared (compile-time) body is kept whole by reference and cut when read
+    ring.push(rec(2, { sentBody: 'z'.repeat(SENT_BODY_CHARS + 5), sentShared: true }));
+    expect(body()?.body).toBe('z'.repeat(SENT_BODY_CHARS));
+    expect(body()?.truncated).toBe(true);
+  });
 });
