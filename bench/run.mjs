@@ -1583,10 +1583,12 @@ function markdown(meta, results, notes) {
         continue;
       }
       const runs = row.runs.length > 1 ? ` (${row.runs.map((x) => x.req_per_sec).join(', ')})` : '';
+      // every period's CPU too: how far the machine's speed moved between the periods shows here
+      const cpuRuns = row.runs.length > 1 ? ` (${row.runs.map((x) => x.server_cpu_us_per_req ?? '-').join(', ')})` : '';
       const ratio = row.server === 'node-http' ? '1.00' : r[id].value == null ? '-' : r[id].value.toFixed(2);
       const cpuRatio = row.server === 'node-http' ? '1.00' : r[id].cpu == null ? '-' : r[id].cpu.toFixed(2);
       L.push(
-        `| ${name} | ${row.server} | ${row.req_per_sec}${runs} | ${ratio} | ${row.server_cpu_us_per_req ?? '-'} | ${cpuRatio} | ${row.p50_ms} | ${row.p99_ms} | ${row.errors} / ${row.timeouts} / ${row.non2xx} | ` +
+        `| ${name} | ${row.server} | ${row.req_per_sec}${runs} | ${ratio} | ${row.server_cpu_us_per_req ?? '-'}${cpuRuns} | ${cpuRatio} | ${row.p50_ms} | ${row.p99_ms} | ${row.errors} / ${row.timeouts} / ${row.non2xx} | ` +
           `${row.rss_after_mb} | ${row.server_cpu_pct} | ${row.loadgen_cpu_pct} | ${row.other_cpu_pct} | ${row.bytes_per_resp} |`,
       );
     }
