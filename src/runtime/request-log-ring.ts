@@ -84,16 +84,30 @@ function putLatin1(b: Buffer, s: string, o: number): number {
   return n;
 }
 
-/** An entry's request text up to this many bytes is copied into its slot (see Slot). */
-const SLOT_BYTES = 1024;
+/** An entry's request text up to this many bytes is copied into its slot (see Slot): a body at
+ * the log's 64 Ki characters and node's 32 KiB of header lines fit. */
+const COPY_MAX = 256 * 1024;
+
+/** UTF-8 bytes of `s`: an upper bound for a short one (no scan), exact for a longer one. */
+const utf8Bytes = (s: string): number => (s.length * 3 <= 256 ? s.length * 3 : Buffer.byteLength(s, 'utf8'));
+
+/**
+ * A slot's buffer for `need` bytes: the one it has when that fits and is not far too big (so a
+ * slot that once held a big entry gives the memory back), else a new one. Unpooled: a long-lived
+ * slice of node's shared 8 KiB pool would keep its whole slab alive.
+ */
+function fitted(b: Buffer | null, need: number): Buffer {
+  if (b !== null && b.length >= need && (b.length <= 1024 || b.length <= 4 * need)) return b;
+  return Buffer.allocUnsafeSlow(need <= 256 ? 256 : Math.ceil(need / 1024) * 1024);
+}
 
 /**
  * One place in a project's ring. Slots are reused: a new entry overwrites the oldest one's fields
- * in place. The request's own strings (path, query, header lines, a small body) are copied into
- * the slot's buffer, so a queued entry keeps no object of its request alive: under a flood the
- * ring (1000 entries, more than the young generation holds between two scavenges) would otherwise
- * keep every recent request's strings alive, to be copied by each scavenge and promoted.
- * A larger request keeps references to its strings instead.
+ * in place. The request's own strings (path, query, header lines, body) are copied into the
+ * slot's buffer, so a queued entry keeps no object of its request alive: under a flood the ring
+ * (1000 entries, more than the young generation holds between two scavenges) would otherwise keep
+ * every recent request's strings alive, to be copied by each scavenge and promoted. A request
+ * past COPY_MAX keeps references to its strings instead.
  */
 export class Slot {
   /** an entry recorded in its final form (or settled early for live subscribers) */
@@ -212,14 +226,8 @@ export class Slot {
       return;
     }
     const text = body.length > SENT_BODY_CHARS ? body.slice(0, SENT_BODY_CHARS + 1) : body;
-    const need = text.length * 3 <= 256 ? text.length * 3 : Buffer.byteLength(text, 'utf8');
-    let b = this.sentBytes;
-    // sized to the body (a slot that once held a big one gives its buffer back when bodies shrink)
-    if (b === null || b.length < need || (b.length > 1024 && b.length > 4 * need)) {
-      // unpooled: a long-lived slice of node's shared 8 KiB pool would keep its whole slab alive
-      b = Buffer.allocUnsafeSlow(need <= 256 ? 256 : Math.ceil(need / 1024) * 1024);
-      this.sentBytes = b;
-    }
+    const b = fitted(this.sentBytes, utf8Bytes(text));
+    this.sentBytes = b;
     this.sentLength = text.length === 0 ? 0 : b.write(text, 0, 'utf8');
     this.sentBody = '';
   }
@@ -228,14 +236,11 @@ export class Slot {
    * are latin1 as node's parser made them (one byte per character), the body UTF-8. */
   private copy(p: LogRecord): boolean {
     const raw = p.rawHeaders;
-    let need = p.path.length + p.query.length + 3 * p.body.length;
+    let need = p.path.length + p.query.length + utf8Bytes(p.body);
     for (let i = 0; i < raw.length; i++) need += raw[i].length;
-    if (need > SLOT_BYTES) return false;
-    let b = this.bytes;
-    if (b === null || b.length < need) {
-      b = Buffer.allocUnsafe(need <= 256 ? 256 : SLOT_BYTES);
-      this.bytes = b;
-    }
+    if (need > COPY_MAX) return false;
+    const b = fitted(this.bytes, need);
+    this.bytes = b;
     const lens = this.lengths;
     let o = 0;
     let n = putLatin1(b, p.path, o);

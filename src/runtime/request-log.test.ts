@@ -177,7 +177,7 @@ describe.each(DIALECTS)('RequestLog on %s', (dialect) => {
     await rl.close();
   });
 
-  it('gives back the request text of every entry unchanged, whether its slot copied it or kept references', async () => {
+  it('gives back the request text of every entry unchanged, whether its slot copied it (small, big) or kept references (huge)', async () => {
     const p = await project();
     const rl = new RequestLog(store, log, { keepPerProject: 3 });
     const small = (n: number) => ({
@@ -191,8 +191,14 @@ describe.each(DIALECTS)('RequestLog on %s', (dialect) => {
       path: `/big/${n}`,
       body: '\u2713'.repeat(400),
     });
-    // slots are reused: small → big → small → big in the same places
-    const sent = [small(1), big(2), small(3), big(4), small(5), big(6), small(7)];
+    // past what a slot copies (256 KiB): kept by reference
+    const huge = (n: number) => ({
+      ...rec(n, ['Host', 'mock.test', 'X-Huge', 'x'.repeat(70_000)]),
+      path: `/huge/${n}`,
+      body: '\u2713'.repeat(65_536),
+    });
+    // slots are reused: small → big → huge → small → … in the same places, buffers growing and shrinking
+    const sent = [small(1), big(2), huge(3), small(4), big(5), huge(6), small(7)];
     for (const e of sent) rl.record(p, e);
     const got = (await rl.list(owner, p, 10)).reverse();
     expect(got.map(name)).toEqual(['e5', 'e6', 'e7']);
