@@ -138,10 +138,9 @@ export class Slot {
   private refs: Pick<LogRecord, 'path' | 'query' | 'body' | 'rawHeaders'> | null = null;
   /** the answer sent: headers and step by reference when they are shared compile-time objects
    * (fixed answers), else the headers copied as name/value pairs into `headerPairs` (the first
-   * `headerCount`; -1: `sentHeaders` holds them); the body copied into `sentBytes` when small,
-   * else referenced (cut when huge). A rendered answer's headers object is new per request: kept
-   * by reference in a ring of old slots it would be promoted, and old-space collections of that
-   * garbage held the loop 5–6 ms every 2 s under S3's load */
+   * `headerCount`; -1: `sentHeaders` holds them); the body as keepBody says. A rendered answer's
+   * headers object is new per request: kept by reference in a ring of old slots it would be
+   * promoted, and old-space collections of that garbage held the loop 5–6 ms every ~2 s under S3 */
   private sentHeaders: Readonly<OutHeaders> | null = null;
   private readonly headerPairs: (string | number | string[])[] = [];
   private headerCount = -1;
