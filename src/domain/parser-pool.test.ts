@@ -52,6 +52,14 @@ describe('ParserPool', () => {
     expect(answer).toEqual({ id: expect.any(Number), kind: 'load', ok: true, doc: small, swagger: false });
   });
 
+  it('answers 503 unavailable, not a fault of the document, when a worker does not start in time', async () => {
+    const workerUrl = new URL('../../test/fixtures/slow-start-worker.mjs', import.meta.url);
+    pool = new ParserPool({ size: 1, timeoutMs: 5000, bootMs: 200, workerUrl });
+    const e = await failure(pool.load('alice', small));
+    expect(e?.code).toBe('unavailable');
+    expect(e?.message).toMatch(/did not start within 200 ms/);
+  });
+
   it('does not hold another owner’s document behind one owner’s slow ones', async () => {
     pool = new ParserPool({ size: 2, timeoutMs: 2000 });
     const bombs = [

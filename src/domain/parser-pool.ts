@@ -52,6 +52,8 @@ export interface ParserPoolOptions {
   idleMs?: number;
   /** the worker module (tests; interop/import-worker.js by default) */
   workerUrl?: URL;
+  /** how long a new worker may take to say it is ready, ms (BOOT_MS by default) */
+  bootMs?: number;
 }
 
 interface Job {
@@ -70,9 +72,10 @@ class Slot {
 }
 
 /**
- * How long a new worker may take to load its modules before the document it was started for fails:
- * the document's own budget starts only once the worker is ready, since a start-up on a busy machine
- * took longer than a short budget (a small document right after a bomb failed as too complex).
+ * How long a new worker may take to load its modules before the document it was started for fails
+ * (`503 unavailable`: the service, not the document, is at fault): the document's own budget starts
+ * only once the worker is ready, since a start-up on a busy machine took longer than a short budget
+ * (a small document right after a bomb failed as too complex).
  */
 const BOOT_MS = 30_000;
 
@@ -96,9 +99,11 @@ export class ParserPool {
   private readonly heapMb: number;
   private readonly idleMs: number;
   private readonly workerUrl: URL | undefined;
+  private readonly bootMs: number;
 
   constructor(opts: ParserPoolOptions = {}) {
     this.workerUrl = opts.workerUrl;
+    this.bootMs = opts.bootMs ?? BOOT_MS;
     this.slots = Array.from({ length: opts.size ?? 2 }, () => new Slot());
     this.timeoutMs = opts.timeoutMs ?? 20_000;
     this.heapMb = opts.heapMb ?? 512;
@@ -218,12 +223,12 @@ export class ParserPool {
       }
       this.dispatch();
     };
-    const fail = (message: string) => {
+    const fail = (message: string, code: 'document_too_complex' | 'unavailable' = 'document_too_complex') => {
       if (settled) return;
       // the worker is replaced: a document that exhausted it must not leave it half-dead
       if (slot.worker === w) void this.stop(slot);
       done();
-      job.reject(new AppError('document_too_complex', message, [{ path: '/', message }]));
+      job.reject(new AppError(code, message, [{ path: '/', message }]));
     };
     const onMessage = (m: WorkerAnswer) => {
       if (m.id !== id || settled) return;
@@ -233,7 +238,10 @@ export class ParserPool {
     const onExit = () =>
       fail(`the document needs more than the ${this.heapMb} MB a document may use to validate (nested $refs?)`);
     // the budget counts from the moment the worker is ready (a new one loads its modules first)
-    let timer = setTimeout(() => fail('the import worker did not start'), BOOT_MS);
+    let timer = setTimeout(
+      () => fail(`the import worker did not start within ${this.bootMs} ms`, 'unavailable'),
+      this.bootMs,
+    );
     void ready.then(() => {
       if (settled) return;
       clearTimeout(timer);
