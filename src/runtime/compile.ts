@@ -116,8 +116,12 @@ export interface CompiledEndpoint {
   } | null;
   /** collections whose count a template reads ({{collection.NAME.count}}) */
   readonly counts: readonly string[];
-  /** no storage to load, no rule with an action or a counter: evaluation never waits */
-  readonly immediate: boolean;
+  /**
+   * What evaluating the rules can wait for: `never` (no storage to load, no rule with an action or
+   * a counter), `hits` (rules with counters but nothing to load and no actions: a hit counter is
+   * the only wait), or `steps` (anything else: the step function).
+   */
+  readonly waits: 'never' | 'hits' | 'steps';
 }
 
 export interface CompiledCollection {
@@ -316,11 +320,12 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
           }
         : null,
       counts,
-      immediate:
-        !readsStorage &&
-        !readsProjectStorage &&
-        counts.length === 0 &&
-        rules.every((r) => r.actions.length === 0 && !r.counted),
+      waits:
+        readsStorage || readsProjectStorage || counts.length > 0 || rules.some((r) => r.actions.length > 0)
+          ? 'steps'
+          : rules.some((r) => r.counted)
+            ? 'hits'
+            : 'never',
     });
   }
   return {

@@ -9,19 +9,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export { MAX_BODY_BYTES } from './mock-body.js';
 
 import type { Logger } from 'pino';
-import type { ActionOutcome, RuleTrace } from '../domain/model.js';
 import { isUnavailable } from '../store/errors.js';
-import { nextSeq } from '../store/ids.js';
 import { type CollectionAnswer, collectionAnswer } from './collection-answer.js';
 import type { CompiledEndpoint, CompiledProject } from './compile.js';
-import { MockContext, MockRequestView } from './context.js';
+import { MockContext } from './context.js';
 import { type Egress, HOP_HEADER, parseHops } from './egress.js';
-import type { Engine, Evaluation } from './engine.js';
-import { BodyTooLarge, isoNow, readBody } from './mock-body.js';
-import type { HotState } from './ports.js';
+import type { Engine, Evaluating, Evaluation } from './engine.js';
+import { Exchange } from './exchange.js';
+import { BodyTooLarge, readBody } from './mock-body.js';
+import type { HotState, Waiter } from './ports.js';
 import { proxy } from './proxy.js';
 import type { Recorder } from './recorder.js';
-import type { LogRecord, RequestLog } from './request-log.js';
+import type { RequestLog } from './request-log.js';
 import {
   CORS,
   CSP,
@@ -38,15 +37,10 @@ import {
 import { drive } from './steps.js';
 import { CapExceeded, RENDER_LIMIT } from './template.js';
 
-const LOGGED_BODY_BYTES = 64 * 1024;
-const SESSION_HEADER = 'x-mockyard-session';
 const SEED_HEADER = 'x-mockyard-seed';
 /** Answers a miss often gets (scanners, typos): built once, not per request. */
 const NO_PROJECT = jsonError('mock_not_found', 'No mock project with this id');
 const NO_ENDPOINT = jsonError('mock_not_found');
-/** Shared by the entries of requests no rule ran for (never mutated: an evaluation brings its own). */
-const NO_ACTIONS: ActionOutcome[] = Object.freeze([]) as unknown as ActionOutcome[];
-const NO_TRACES: RuleTrace[] = Object.freeze([]) as unknown as RuleTrace[];
 
 export interface MockServerDeps {
   engine: Engine;
@@ -71,33 +65,6 @@ export interface MockHandler {
   byHost(req: IncomingMessage, res: ServerResponse, slug: string): void;
   /** a request at the root path of the port, for `projectId` (`mockyard serve --file`, CONTRACT §13) */
   atRoot(req: IncomingMessage, res: ServerResponse, projectId: string): void;
-}
-
-/** One mock request as it goes through the handler: the state its steps share. */
-class Exchange {
-  readonly started = performance.now();
-  /** the body as UTF-8 text ('' when none) and as received (the fallback proxy forwards it) */
-  bodyText = '';
-  rawBody: Buffer | null = null;
-  /** set once the project is known */
-  projectId = '';
-  project: CompiledProject | null = null;
-  constructor(
-    readonly req: IncomingMessage,
-    readonly res: ServerResponse,
-    readonly entry: LogRecord,
-    /** `/m/<ref>`: a project id; on a mock host: null, and `slug` names the project */
-    readonly ref: string,
-    readonly slug: string | null,
-  ) {}
-
-  /** The request as conditions and templates read it. */
-  view(): MockRequestView {
-    const { entry, req } = this;
-    const view = new MockRequestView(entry.method, entry.path, entry.query, req.headers, req.rawHeaders);
-    view.body = this.bodyText;
-    return view;
-  }
 }
 
 /**
@@ -149,39 +116,12 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     ref: string,
     slug: string | null,
   ): void | Promise<void> {
-    const sessionHeader = req.headers[SESSION_HEADER];
-    const entry: LogRecord = {
-      seq: nextSeq(),
-      at: isoNow(),
-      // node's parser accepts upper-case methods only (a lower-case one is a 400 before this)
-      method: req.method ?? 'GET',
-      path,
-      query,
-      rawHeaders: req.rawHeaders,
-      body: '',
-      endpointId: null,
-      ruleId: null,
-      statusCode: 0,
-      durationMs: 0,
-      actions: NO_ACTIONS,
-      rules: NO_TRACES,
-      sentHeaders: null,
-      sentBody: '',
-      sentShared: false,
-      sentStep: null,
-      sentDelay: 0,
-    };
-    if (typeof sessionHeader === 'string' && sessionHeader !== '') entry.session = sessionHeader.slice(0, 200);
-    const x = new Exchange(req, res, entry, ref, slug);
-
+    const x = new Exchange(req, res, path, query, ref, slug);
     const b = readBody(req);
     if (typeof b === 'string') return withBody(x);
     return b.then(
       (raw) => {
-        const text = raw.toString('utf8');
-        entry.body = text.length > LOGGED_BODY_BYTES ? text.slice(0, LOGGED_BODY_BYTES) : text;
-        x.bodyText = text;
-        x.rawBody = raw;
+        x.received(raw);
         return withBody(x);
       },
       (err) => {
@@ -277,26 +217,50 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       finish(x, writeDefaultOf(x, ep, ctx));
       return;
     }
-    let ev: Evaluation | Promise<Evaluation>;
+    let ev: Evaluation | null;
     try {
       const hops = parseHops(req.headers[HOP_HEADER]);
-      ev = engine.run({
-        projectId: project.id,
-        collections: project.collections,
-        ep,
-        ctx,
-        session: entry.session ?? '',
-        hops,
-      });
+      const e = new Evaluated(x, project, ep, ctx, entry.session ?? '', hops);
+      ev = engine.run(e, e);
     } catch (err) {
       evaluationFailed(x, err);
       return;
     }
-    if (!(ev instanceof Promise)) return answer(x, ep, ctx, ev);
-    return ev.then(
-      (done) => answer(x, ep, ctx, done),
-      (err) => evaluationFailed(x, err),
-    );
+    if (ev !== null) return answer(x, ep, ctx, ev);
+  }
+
+  /**
+   * One evaluation: what the engine reads, and where its answer goes when it waited — one object
+   * per request, and no promise on the counted path (engine.ts).
+   */
+  class Evaluated implements Evaluating, Waiter<Evaluation> {
+    readonly projectId: string;
+    readonly collections: CompiledProject['collections'];
+    constructor(
+      private readonly x: Exchange,
+      project: CompiledProject,
+      readonly ep: CompiledEndpoint,
+      readonly ctx: MockContext,
+      readonly session: string,
+      readonly hops: number,
+    ) {
+      this.projectId = project.id;
+      this.collections = project.collections;
+    }
+
+    resolve(ev: Evaluation): void {
+      const { res } = this.x;
+      try {
+        const done = answer(this.x, this.ep, this.ctx, ev);
+        if (done !== undefined) done.catch(failed(res));
+      } catch (err) {
+        failed(res)(err);
+      }
+    }
+
+    reject(err: unknown): void {
+      evaluationFailed(this.x, err);
+    }
   }
 
   /** Writes the evaluation's answer: the default, an applied webhook response, or a step. */

@@ -3,10 +3,11 @@
  * concrete Store class, so it can be driven by any implementation (tests pass small fakes).
  */
 import type { RequestLogEntry } from '../domain/model.js';
+import type { Waiter } from '../store/hot/group-commit.js';
 import type { HotState, StorageOwner } from '../store/hot/hot-state.js';
 import type { ProjectConfig } from '../store/mock-config.js';
 
-export type { HotState, ProjectConfig, StorageOwner };
+export type { HotState, ProjectConfig, StorageOwner, Waiter };
 
 /** The engine's view: configuration by id or mock host, hot state, change events, session forgetting. */
 export interface RuntimeStore {

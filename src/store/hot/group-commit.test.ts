@@ -75,6 +75,30 @@ describe('group commit', () => {
     expect(calls).toBe(2);
   });
 
+  it('a waiter object (hitInto) shares the group with promises; one whose resolve throws gets the error, the rest their counts', async () => {
+    const gc = new GroupCommit((_ops, hits) => {
+      for (const g of hits) settleHitGroup(g, g.waiters.length);
+    });
+    const got: string[] = [];
+    const waiter = (name: string, boom = false) => ({
+      resolve(n: number) {
+        got.push(`${name} ${n}`);
+        if (boom) throw new Error(`${name} broke`);
+      },
+      reject(e: unknown) {
+        got.push(`${name} rejected: ${(e as Error).message}`);
+      },
+    });
+    const first = gc.hit('r', '');
+    gc.hitInto('r', '', waiter('a'));
+    gc.hitInto('r', '', waiter('b', true));
+    const last = gc.hit('r', '');
+    gc.hitInto('q', '', waiter('c'));
+    expect(await Promise.all([first, last])).toEqual([1, 4]);
+    expect(got).toEqual(['a 2', 'b 3', 'b rejected: b broke', 'c 1']);
+    expect(gc.commitCount).toBe(1);
+  });
+
   it('a synchronous commit (SQLite) holds nothing back: one commit per turn', async () => {
     const gc = new GroupCommit((_ops, hits) => {
       for (const g of hits) settleHitGroup(g, g.waiters.length);

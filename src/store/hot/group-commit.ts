@@ -15,9 +15,14 @@
  * must settle every op and group it is given; one that throws fails all of them.
  */
 
-interface Waiter<T> {
-  resolve: (v: T) => void;
-  reject: (e: unknown) => void;
+/**
+ * Who waits for a result: a promise's resolving functions, or an object of the caller's own (the
+ * mock path's counted rules, engine.ts: no promise per request). `resolve` must not throw; if it
+ * does, the same waiter's `reject` gets the error and the other waiters are unaffected.
+ */
+export interface Waiter<T> {
+  resolve(v: T): void;
+  reject(e: unknown): void;
 }
 
 /** The requests of one turn that count a hit of one rule in one session. */
@@ -40,7 +45,14 @@ export const hitKey = (ruleId: string, session: string) => (session === '' ? rul
 /** The group's hits were added and the counter is now `total`: its waiters get the last n counts, in order. */
 export function settleHitGroup(group: HitGroup, total: number): void {
   const first = total - group.waiters.length + 1;
-  for (let i = 0; i < group.waiters.length; i++) group.waiters[i].resolve(first + i);
+  for (let i = 0; i < group.waiters.length; i++) {
+    const w = group.waiters[i];
+    try {
+      w.resolve(first + i);
+    } catch (err) {
+      w.reject(err);
+    }
+  }
 }
 
 export function failHitGroup(group: HitGroup, err: unknown): void {
@@ -61,16 +73,19 @@ export class GroupCommit {
 
   /** Joins this turn's group of hits of the rule in the session. */
   hit(ruleId: string, session: string): Promise<number> {
-    return new Promise<number>((resolve, reject) => {
-      const key = hitKey(ruleId, session);
-      let group = this.hits.get(key);
-      if (!group) {
-        group = { ruleId, session, waiters: [] };
-        this.hits.set(key, group);
-      }
-      group.waiters.push({ resolve, reject });
-      this.schedule();
-    });
+    return new Promise<number>((resolve, reject) => this.hitInto(ruleId, session, { resolve, reject }));
+  }
+
+  /** `hit`, with the count handed to `waiter` once committed. */
+  hitInto(ruleId: string, session: string, waiter: Waiter<number>): void {
+    const key = hitKey(ruleId, session);
+    let group = this.hits.get(key);
+    if (!group) {
+      group = { ruleId, session, waiters: [] };
+      this.hits.set(key, group);
+    }
+    group.waiters.push(waiter);
+    this.schedule();
   }
 
   /** Runs `op` in this turn's commit. */

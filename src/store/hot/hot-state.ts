@@ -6,6 +6,7 @@
  */
 import type { RequestLogEntry } from '../../domain/model.js';
 import type { CollectionCommand, CollectionRef, CollectionResult } from './collections.js';
+import type { Waiter } from './group-commit.js';
 import type { StorageKind } from './statements.js';
 
 /** Whose stored values: an endpoint's or a project's (CONTRACT §11). */
@@ -29,6 +30,8 @@ export interface HotState {
    * statement, and the requests get consecutive counts in the order they asked).
    */
   hit(ruleId: string, session: string): Promise<number>;
+  /** `hit` without a promise: the count (or the failure) is handed to `waiter`. */
+  hitInto(ruleId: string, session: string, waiter: Waiter<number>): void;
   /** The owner's stored values in a session (synchronous on SQLite). */
   storage(owner: StorageOwner, session: string): Map<string, string> | Promise<Map<string, string>>;
   /**

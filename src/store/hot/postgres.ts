@@ -12,7 +12,7 @@
 import type pg from 'pg';
 import { drive } from '../../shared/steps.js';
 import * as collections from './collections.js';
-import { failHitGroup, GroupCommit, type HitGroup, hitKey, settleHitGroup } from './group-commit.js';
+import { failHitGroup, GroupCommit, type HitGroup, hitKey, settleHitGroup, type Waiter } from './group-commit.js';
 import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
 import {
   COLLECTION,
@@ -57,7 +57,7 @@ const run = (c: pg.Pool | pg.PoolClient, s: Named, values: unknown[]) =>
   c.query({ name: s.name, text: s.text, values });
 
 /** One piece of work waiting for its key's next transaction (`joined`). */
-interface Waiter<W, R> {
+interface Joining<W, R> {
   readonly work: W;
   readonly resolve: (r: R) => void;
   readonly reject: (e: unknown) => void;
@@ -89,6 +89,10 @@ export class PostgresHot implements HotState {
 
   hit(ruleId: string, session: string): Promise<number> {
     return this.commits.hit(ruleId, session);
+  }
+
+  hitInto(ruleId: string, session: string, waiter: Waiter<number>): void {
+    this.commits.hitInto(ruleId, session, waiter);
   }
 
   private async commitHits(groups: HitGroup[]): Promise<void> {
@@ -168,12 +172,12 @@ export class PostgresHot implements HotState {
     runBatch: (client: pg.PoolClient, batch: readonly W[]) => Promise<(R | Error)[]>,
   ): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      const waiting = this.waiting.get(key) as Waiter<W, R>[] | undefined;
+      const waiting = this.waiting.get(key) as Joining<W, R>[] | undefined;
       if (waiting && waiting.length < MAX_JOINED) {
         waiting.push({ work, resolve, reject });
         return;
       }
-      const batch: Waiter<W, R>[] = [{ work, resolve, reject }];
+      const batch: Joining<W, R>[] = [{ work, resolve, reject }];
       this.waiting.set(key, batch);
       // from the moment the lock is held, new work starts the next batch
       const close = () => {

@@ -22,7 +22,14 @@ import {
   execute,
   type ItemTable,
 } from './collections.js';
-import { failHitGroup, GroupCommit, type HitGroup, type PendingOp, settleHitGroup } from './group-commit.js';
+import {
+  failHitGroup,
+  GroupCommit,
+  type HitGroup,
+  type PendingOp,
+  settleHitGroup,
+  type Waiter,
+} from './group-commit.js';
 import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
 import {
   COLLECTION,
@@ -163,6 +170,10 @@ export class SqliteHot implements HotState {
 
   hit(ruleId: string, session: string): Promise<number> {
     return this.commits.hit(ruleId, session);
+  }
+
+  hitInto(ruleId: string, session: string, waiter: Waiter<number>): void {
+    this.commits.hitInto(ruleId, session, waiter);
   }
 
   storage(owner: StorageOwner, session: string): Map<string, string> {
