@@ -5,6 +5,7 @@
  * engine evaluate the rules, writes the answer (respond.ts), and records a log entry.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 
 export { MAX_BODY_BYTES } from './mock-body.js';
 
