@@ -1,7 +1,10 @@
 // Bare node:http reference server for bench/run.mjs: for each scenario it answers the same status, content
 // type and body bytes as the Mockyard endpoint the harness sets up, with the least JS that is equivalent
 // (S2 evaluates the two conditions, S3 renders a fresh uuid, S4 keeps an in-memory counter, S5 keeps the
-// last stored value in memory, S7 stringifies a 100-item array, S8 parses the body, adds a uuid and keeps it). Like every Mockyard mock answer it carries `Access-Control-Allow-Origin: *`.
+// last stored value in memory, S7 stringifies a 100-item array, S8 parses the body, adds a uuid and keeps it).
+// Its headers are those of every Mockyard mock answer (CONTRACT §9): `Access-Control-Allow-Origin: *` and the
+// sandboxing `Content-Security-Policy`, so both servers send the same bytes
+// (S1's check asserts both headers; bench/RESULTS.md's bytes/resp column shows the sizes).
 // A leading `/m/<projectId>` is accepted and ignored, so the harness can send the same paths to both.
 // Usage: node bench/node-http-server.mjs <port> [host]
 import { randomUUID } from 'node:crypto';
@@ -11,6 +14,8 @@ import { ITEMS, SEQ_BODIES, STORE_BODY, TIER_BODY, USERS_BODY } from './bodies.m
 const port = Number(process.argv[2] || 18180);
 const host = process.argv[3] || '127.0.0.1';
 
+/** the sandbox every mock answer carries (src/runtime/respond.ts, CONTRACT §9) */
+const MOCK_CSP = 'sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads';
 const USERS = Buffer.from(USERS_BODY);
 const VIP = Buffer.from(TIER_BODY.vip);
 const BETA = Buffer.from(TIER_BODY.beta);
@@ -32,6 +37,7 @@ function send(res, status, body) {
     'content-type': 'application/json',
     'content-length': body.length,
     'access-control-allow-origin': '*',
+    'content-security-policy': MOCK_CSP,
   });
   res.end(body);
 }

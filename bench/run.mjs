@@ -360,6 +360,7 @@ async function get(port, p, headers = {}) {
     status: r.status,
     ct: r.headers.get('content-type') || '',
     acao: r.headers.get('access-control-allow-origin'),
+    csp: r.headers.get('content-security-policy'),
     body: await r.text(),
   };
 }
@@ -446,6 +447,8 @@ async function checkStatic(t, p) {
   if (r.status !== 200 || !isJsonCt(r.ct) || r.body !== USERS_BODY)
     return `GET ${p} -> ${r.status} ${r.ct} ${r.body.slice(0, 200)}`;
   if (r.acao !== '*') return `GET ${p}: no Access-Control-Allow-Origin: * (got ${r.acao})`;
+  // the contract's sandbox on every mock answer (CONTRACT §9): node-http sends it too, the same bytes
+  if (!r.csp?.startsWith('sandbox ')) return `GET ${p}: no Content-Security-Policy: sandbox … (got ${r.csp})`;
   return null;
 }
 // A sequence check on a fresh rule: n=1,2,3,1, the requests alternating over the target's ports.
