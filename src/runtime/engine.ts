@@ -6,7 +6,7 @@
  * How an endpoint is evaluated depends on what it can wait for (`waits`, compile.ts): `never` (no
  * storage to read, no rule with an action or a counter) is a plain loop, answered at once; `hits`
  * (counters but no storage and no actions, as a sequence) is the same loop, and the matching rule's
- * hit counter is the one promise. Any other endpoint runs `evaluate`, a step function (steps.ts):
+ * hit counter is the one wait (a waiter object handed to the group commit, no promise). Any other endpoint runs `evaluate`, a step function (steps.ts):
  * it continues synchronously through whatever is at hand (storage read on SQLite, conditions,
  * set_variable) and switches to a promise at the first thing that waits — a hit counter or a
  * storage write (group commit: the end of the turn), a PostgreSQL read, a webhook.
