@@ -1,0 +1,156 @@
+// Instructions per mock request under callgrind: a count that repeats to about 1 % from run to run
+// (CPU time on the shared dev VM moves 5-20 % between periods), for comparing two builds of the hot
+// path. Each build is started under `valgrind --tool=callgrind` with instrumentation off, set up over
+// the API, warmed up (so the JIT has settled), and then counted over N requests from 8 keep-alive
+// connections (user-space instructions of the whole process; the kernel's share is not counted).
+// At valgrind's speed (a few hundred requests a second) the request log writes every entry, as it
+// does at moderate load, where under a flood it writes few (src/runtime/request-log.ts): the count
+// includes that write.
+//   npm run build && node bench/instructions.mjs S1 . /path/to/other/checkout
+//   SCENARIO: S1 (fixed answer), S2 (two rules with conditions), S4 (counted sequence)
+//   WARM (8000) and N (8000) requests; needs valgrind (`apt-get install -y valgrind`)
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { SEQ_BODIES, TIER_BODY, USERS_BODY } from './bodies.mjs';
+
+const [scenario = 'S1', ...dirs] = process.argv.slice(2);
+const WARM = Number(process.env.WARM ?? 8000);
+const N = Number(process.env.N ?? 8000);
+const step = (body) => ({ statusCode: 200, body, headers: {} });
+const json = { statusCode: 200, contentType: 'application/json' };
+const SCENARIOS = {
+  S1: {
+    path: '/api/users',
+    endpoint: { method: 'GET', path: '/api/users', ...json, responseBody: USERS_BODY },
+    rules: [],
+  },
+  S2: {
+    path: '/api/tier',
+    headers: { 'x-tier': 'vip' },
+    endpoint: { method: 'GET', path: '/api/tier', ...json, responseBody: TIER_BODY.free },
+    rules: [
+      {
+        name: 'vip header',
+        priority: 1,
+        conditions: [{ target: 'header', key: 'x-tier', operator: 'equals', value: 'vip' }],
+        response: { mode: 'loop', steps: [step(TIER_BODY.vip)] },
+      },
+      {
+        name: 'beta query',
+        priority: 2,
+        conditions: [{ target: 'query', key: 'beta', operator: 'exists' }],
+        response: { mode: 'loop', steps: [step(TIER_BODY.beta)] },
+      },
+    ],
+  },
+  S4: {
+    path: '/api/seq',
+    endpoint: { method: 'GET', path: '/api/seq', ...json, responseBody: '{"n":0}' },
+    rules: [{ name: 'cycle', priority: 1, conditions: [], response: { mode: 'loop', steps: SEQ_BODIES.map(step) } }],
+  },
+};
+const sc = SCENARIOS[scenario];
+if (!sc || dirs.length === 0) {
+  console.error('usage: node bench/instructions.mjs S1|S2|S4 <checkout> [<checkout> …]');
+  process.exit(2);
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mockyard-instructions-'));
+// valgrind names the pipe callgrind_control talks through after these two variables
+const vgEnv = { ...process.env, USER: process.env.USER ?? 'root', HOST: '127.0.0.1' };
+
+async function measure(dir, port) {
+  const out = path.join(tmp, `callgrind-${port}.out`);
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--smc-check=all-non-file',
+      '--instr-atstart=no',
+      `--callgrind-out-file=${out}`,
+      process.execPath,
+      '--max-semi-space-size=8',
+      path.join(dir, 'dist', 'main.js'),
+    ],
+    {
+      cwd: dir,
+      env: { ...vgEnv, PORT: String(port), DATABASE_URL: `sqlite:${path.join(tmp, `${port}.db`)}`, LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    },
+  );
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+      if ((await fetch(`${base}/healthz`).catch(() => null))?.ok) break;
+      if (i > 600) throw new Error(`${dir}: not healthy after 120 s`);
+      await sleep(200);
+    }
+    const api = async (method, p, body, token) => {
+      const r = await fetch(`${base}${p}`, {
+        method,
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+      if (!r.ok) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
+      return r.json();
+    };
+    const { token } = await api('POST', '/api/auth/register', {
+      email: `i${port}@example.com`,
+      password: 'bench-password-1',
+    });
+    const project = await api('POST', '/api/projects', { name: 'instructions' }, token);
+    const eps = `/api/projects/${project.id}/endpoints`;
+    const ep = await api('POST', eps, sc.endpoint, token);
+    for (const rule of sc.rules) await api('POST', `${eps}/${ep.id}/rules`, { actions: [], ...rule }, token);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    const burst = async (n) => {
+      let left = n;
+      const one = () =>
+        new Promise((resolve, reject) => {
+          const req = http.get(
+            { agent, host: '127.0.0.1', port, path: `/m/${project.id}${sc.path}`, headers: sc.headers },
+            (res) => {
+              if (res.statusCode !== 200) reject(new Error(`answer ${res.statusCode}`));
+              res.resume();
+              res.on('end', resolve);
+            },
+          );
+          req.on('error', reject);
+        });
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (left-- > 0) await one();
+        }),
+      );
+    };
+    await burst(WARM);
+    const control = (...args) =>
+      execFileSync('callgrind_control', [...args, String(child.pid)], { env: vgEnv, stdio: 'ignore' });
+    control('-i', 'on');
+    await burst(N);
+    control('-i', 'off');
+    control('-d');
+    agent.destroy();
+    await sleep(500);
+    let total = 0;
+    for (const f of fs.readdirSync(tmp).filter((x) => x.startsWith(path.basename(out)))) {
+      const m = /^totals: (\d+)/m.exec(fs.readFileSync(path.join(tmp, f), 'utf8'));
+      if (m) total = Math.max(total, Number(m[1]));
+    }
+    return total / N;
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+const results = [];
+for (const [i, dir] of dirs.entries()) {
+  const perRequest = await measure(path.resolve(dir), 18300 + i);
+  results.push(perRequest);
+  console.log(`${scenario} ${dir}: ${Math.round(perRequest)} instructions a request (${N} requests after ${WARM})`);
+}
+if (results.length > 1) console.log(`ratio to the first: ${results.map((r) => (r / results[0]).toFixed(4)).join(' ')}`);
+fs.rmSync(tmp, { recursive: true, force: true });
