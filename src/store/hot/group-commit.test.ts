@@ -92,11 +92,37 @@ describe('group commit', () => {
     const first = gc.hit('r', '');
     gc.hitInto('r', '', waiter('a'));
     gc.hitInto('r', '', waiter('b', true));
+    // resolve and reject both throw: ignored, the others still hear theirs
+    gc.hitInto('r', '', {
+      resolve: () => {
+        throw new Error('x');
+      },
+      reject: () => {
+        throw new Error('y');
+      },
+    });
     const last = gc.hit('r', '');
     gc.hitInto('q', '', waiter('c'));
-    expect(await Promise.all([first, last])).toEqual([1, 4]);
+    expect(await Promise.all([first, last])).toEqual([1, 5]);
     expect(got).toEqual(['a 2', 'b 3', 'b rejected: b broke', 'c 1']);
     expect(gc.commitCount).toBe(1);
+  });
+
+  it('a failed commit reaches every waiter, even past one whose reject throws', async () => {
+    const gc = new GroupCommit(() => {
+      throw new Error('disk full');
+    });
+    const throwing = {
+      resolve: () => {},
+      reject: () => {
+        throw new Error('y');
+      },
+    };
+    gc.hitInto('r', '', throwing);
+    const after = gc.hit('r', '');
+    const other = gc.hit('q', '');
+    await expect(after).rejects.toThrow('disk full');
+    await expect(other).rejects.toThrow('disk full');
   });
 
   it('a synchronous commit (SQLite) holds nothing back: one commit per turn', async () => {

@@ -17,8 +17,10 @@
 
 /**
  * Who waits for a result: a promise's resolving functions, or an object of the caller's own (the
- * mock path's counted rules, engine.ts: no promise per request). `resolve` must not throw; if it
- * does, the same waiter's `reject` gets the error and the other waiters are unaffected.
+ * mock path's counted rules, engine.ts: no promise per request). Neither should throw: a `resolve`
+ * that does gets its error through its own `reject`, and a `reject` that throws is ignored, so the
+ * other waiters of the commit hear theirs in any case (and a commit is never taken for failed,
+ * and repeated, because of a waiter).
  */
 export interface Waiter<T> {
   resolve(v: T): void;
@@ -50,13 +52,21 @@ export function settleHitGroup(group: HitGroup, total: number): void {
     try {
       w.resolve(first + i);
     } catch (err) {
-      w.reject(err);
+      failWaiter(w, err);
     }
   }
 }
 
 export function failHitGroup(group: HitGroup, err: unknown): void {
-  for (const w of group.waiters) w.reject(err);
+  for (const w of group.waiters) failWaiter(w, err);
+}
+
+function failWaiter(w: Waiter<unknown>, err: unknown): void {
+  try {
+    w.reject(err);
+  } catch {
+    // the waiter's own failure path failed: nothing is left to tell it (see Waiter)
+  }
 }
 
 export class GroupCommit {

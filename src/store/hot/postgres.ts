@@ -112,11 +112,11 @@ export class PostgresHot implements HotState {
       for (const row of r.rows as { rule_id: string; session: string; hits: string | number }[]) {
         totals.set(hitKey(row.rule_id, row.session), Number(row.hits));
       }
-      for (const g of batch) {
-        const total = totals.get(hitKey(g.ruleId, g.session));
-        if (total === undefined) throw new Error('hit counter row missing');
-        settleHitGroup(g, total);
-      }
+      // every count is known before any waiter hears one: a batch that throws is counted again rule
+      // by rule below, so no waiter may have been answered from it
+      const counted = batch.map((g) => totals.get(hitKey(g.ruleId, g.session)));
+      if (counted.includes(undefined)) throw new Error('hit counter row missing');
+      for (let i = 0; i < batch.length; i++) settleHitGroup(batch[i], counted[i] as number);
     };
     try {
       await run(groups);
