@@ -74,18 +74,30 @@ export interface Evaluation {
   rules: RuleTrace[];
 }
 
+/** A rule that answers with a response (its steps and their order). */
+type Responding = CompiledRule & {
+  readonly outcomes: readonly StepOutcome[];
+  readonly sequence: NonNullable<CompiledRule['sequence']>;
+};
+const responds = (rule: CompiledRule): rule is Responding => rule.outcomes !== null && rule.sequence !== null;
+
+/** What a responding rule answers at its `hits`-th hit (1 for a rule that is not counted). */
+const stepAt = (rule: Responding, hits: number, actions: ActionOutcome[], rules: RuleTrace[]): Evaluation => ({
+  outcome: rule.outcomes[rule.sequence.stepFor(hits - 1)],
+  actions,
+  rules,
+});
+
 /** A counted rule whose hit is being committed: the count picks the step (an object, not a promise). */
 class CountedStep implements Waiter<number> {
   constructor(
-    private readonly outcomes: readonly StepOutcome[],
-    private readonly sequence: NonNullable<CompiledRule['sequence']>,
+    private readonly rule: Responding,
     private readonly traces: RuleTrace[],
     private readonly sink: Waiter<Evaluation>,
   ) {}
 
   resolve(hits: number): void {
-    const outcome = this.outcomes[this.sequence.stepFor(hits - 1)];
-    this.sink.resolve({ outcome, actions: NO_ACTIONS, rules: this.traces });
+    this.sink.resolve(stepAt(this.rule, hits, NO_ACTIONS, this.traces));
   }
 
   reject(err: unknown): void {
@@ -156,11 +168,10 @@ export class Engine {
     const traces: RuleTrace[] = [];
     for (const rule of ep.rules) {
       if (!matches(rule, ctx, traces)) continue;
-      const { outcomes, sequence } = rule;
-      if (!outcomes || !sequence) continue;
+      if (!responds(rule)) continue;
       // not counted: every hit gets the first step
-      if (!rule.counted) return { outcome: outcomes[sequence.stepFor(0)], actions: NO_ACTIONS, rules: traces };
-      this.actionDeps.store.hot.hitInto(rule.id, session, new CountedStep(outcomes, sequence, traces, sink));
+      if (!rule.counted) return stepAt(rule, 1, NO_ACTIONS, traces);
+      this.actionDeps.store.hot.hitInto(rule.id, session, new CountedStep(rule, traces, sink));
       return null;
     }
     return { outcome: DEFAULT_OUTCOME, actions: NO_ACTIONS, rules: traces };
@@ -208,9 +219,9 @@ export class Engine {
             rules: traces,
           };
       }
-      if (rule.outcomes && rule.sequence) {
+      if (responds(rule)) {
         const hits = rule.counted ? ((yield hot.hit(rule.id, session)) as number) : 1;
-        return { outcome: rule.outcomes[rule.sequence.stepFor(hits - 1)], actions: outcomes(), rules: traces };
+        return stepAt(rule, hits, outcomes(), traces);
       }
     }
     return { outcome: DEFAULT_OUTCOME, actions: outcomes(), rules: traces };
