@@ -1,5 +1,6 @@
 /** Reading a mock request's body (1 MiB cap, over-limit bodies drained first) and the log's clock. */
 import type { IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { drain } from './drain.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -49,9 +50,20 @@ export function readBody(req: IncomingMessage): Promise<Buffer> | string {
 
 let lastMs = 0;
 let lastIso = '';
-/** The current time as ISO 8601, formatted at most once per millisecond. */
-export function isoNow(): string {
-  const ms = Date.now();
+/** wall-clock ms minus monotonic ms, taken again once a second (NTP may slew the wall clock) */
+let offset = Date.now() - performance.now();
+let offsetAt = performance.now();
+/**
+ * The wall-clock time of the monotonic instant `mono` (`performance.now()`) as ISO 8601, formatted
+ * at most once per millisecond. A request reads the clock once for both its log time and its
+ * duration: each clock read is a `clock_gettime` call, ~0.07 µs on a VM (perf, S1).
+ */
+export function isoAt(mono: number): string {
+  if (mono - offsetAt > 1000 || mono < offsetAt) {
+    offsetAt = performance.now();
+    offset = Date.now() - offsetAt;
+  }
+  const ms = Math.floor(mono + offset);
   if (ms !== lastMs) {
     lastMs = ms;
     lastIso = new Date(ms).toISOString();

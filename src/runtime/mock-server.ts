@@ -149,24 +149,23 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
   }
 
   function finish(x: Exchange, status: number): void {
-    const { entry } = x;
-    entry.statusCode = status;
-    entry.durationMs = Math.round((performance.now() - x.started) * 100) / 100;
-    requestLog.record(x.projectId, entry);
+    x.statusCode = status;
+    x.durationMs = Math.round((performance.now() - x.started) * 100) / 100;
+    requestLog.record(x.projectId, x);
   }
 
   function serve(x: Exchange, project: CompiledProject | null): void | Promise<void> {
-    const { req, res, entry } = x;
+    const { req, res } = x;
     if (!project) {
       sendError(res, 404, NO_PROJECT);
       return;
     }
     x.projectId = project.id;
     x.project = project;
-    const { method, path } = entry;
+    const { method, path } = x;
     if (project.recording && project.fallbackUrl && deps.recorder) {
       // record mode: everything goes to the target, and its answer becomes a mock
-      entry.proxied = true;
+      x.proxied = true;
       const view = x.view();
       const recorder = deps.recorder;
       const id = project.id;
@@ -177,7 +176,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     const match = project.router.match(method, path);
     if (!match) {
       if (project.fallbackUrl) {
-        entry.proxied = true;
+        x.proxied = true;
         return proxy(deps.egress, project.fallbackUrl, x.view(), x.rawBody, req, res).then((status) =>
           finish(x, status),
         );
@@ -202,10 +201,10 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     }
 
     const ep = match.value;
-    entry.endpointId = ep.id;
+    x.endpointId = ep.id;
     if (ep.rules.length === 0 && ep.fixedBody !== null && ep.data === null) {
       // a fixed answer: nothing of the request is read
-      finish(x, writeFixed(res, ep as CompiledEndpoint & { fixedBody: string }, entry));
+      finish(x, writeFixed(res, ep as CompiledEndpoint & { fixedBody: string }, x));
       return;
     }
     const view = x.view();
@@ -221,7 +220,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     let ev: Evaluation | null;
     try {
       const hops = parseHops(req.headers[HOP_HEADER]);
-      const e = new Evaluated(x, project, ep, ctx, entry.session ?? '', hops);
+      const e = new Evaluated(x, project, ep, ctx, x.session, hops);
       ev = engine.run(e, e);
     } catch (err) {
       evaluationFailed(x, err);
@@ -266,14 +265,14 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
 
   /** Writes the evaluation's answer: the default, an applied webhook response, or a step. */
   function answer(x: Exchange, ep: CompiledEndpoint, ctx: MockContext, ev: Evaluation): void | Promise<void> {
-    const { res, entry } = x;
-    entry.actions = ev.actions;
-    entry.rules = ev.rules;
+    const { res } = x;
+    x.actions = ev.actions;
+    x.rules = ev.rules;
     const out = ev.outcome;
     if (out.kind === 'default' && ep.data && x.project) {
       // no rule answered an endpoint bound to a collection: the collection operation is the answer
-      entry.data = ep.data.note;
-      const done = drive(collectionAnswer(x.project, ep, ctx, entry.session ?? '', deps.hot));
+      x.data = ep.data.note;
+      const done = drive(collectionAnswer(x.project, ep, ctx, x.session, deps.hot));
       if (!(done instanceof Promise)) return writeCollection(x, done);
       return done.then(
         (a) => writeCollection(x, a),
@@ -284,7 +283,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       finish(x, writeDefaultOf(x, ep, ctx));
       return;
     }
-    entry.ruleId = out.ruleId;
+    x.ruleId = out.ruleId;
     if (out.kind === 'applied') {
       const body = out.body;
       const headers = {
@@ -293,12 +292,12 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
         [CORS]: '*',
         [CSP]: MOCK_CSP,
       };
-      finish(x, writeAnswer(res, out.status, headers, body, entry));
+      finish(x, writeAnswer(res, out.status, headers, body, x));
       return;
     }
     let status: number | Promise<number>;
     try {
-      status = writeStep(res, ep, out.step, ctx, ctx.seeded ? ctx.rng : jitter, entry);
+      status = writeStep(res, ep, out.step, ctx, ctx.seeded ? ctx.rng : jitter, x);
     } catch (err) {
       status = tooLarge(x, err);
     }
@@ -317,20 +316,20 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       headers['x-total-count'] = a.total;
       headers['access-control-expose-headers'] = 'X-Total-Count';
     }
-    finish(x, writeAnswer(x.res, a.status, headers, a.status === 204 ? '' : a.body, x.entry));
+    finish(x, writeAnswer(x.res, a.status, headers, a.status === 204 ? '' : a.body, x));
   }
 
   /** A template rendered past its cap: `500 render_too_large`, and the log entry says why. */
   function tooLarge(x: Exchange, err: unknown): number {
     if (!(err instanceof CapExceeded)) throw err;
-    x.entry.error = err.code;
+    x.error = err.code;
     return renderTooLarge(x.res, err);
   }
 
   /** The default answer, rendered (no closure per request: this is the hot path). */
   function writeDefaultOf(x: Exchange, ep: CompiledEndpoint, ctx: MockContext): number {
     try {
-      return writeRendered(x.res, ep, ctx, x.entry);
+      return writeRendered(x.res, ep, ctx, x);
     } catch (err) {
       return tooLarge(x, err);
     }
