@@ -1,77 +1,13 @@
 /**
- * The request log's queue storage: per project a ring of reusable slots that copy each request's
- * text (see Slot), and `settle`, which spells an entry as it is stored and streamed.
+ * The request log's queue storage: per project a ring that copies each request's text into storage
+ * it reuses (see Ring). Entries are spelled by `settle` (request-log-entry.ts) when they are read.
  */
 import type { RequestLogEntry } from '../domain/model.js';
-import { seqId } from '../store/ids.js';
 import type { CompiledStep } from './compile.js';
-import { headersFromRaw } from './context.js';
-import type { AnswerNote, OutHeaders } from './respond.js';
+import { type LogRecord, type Pending, SENT_BODY_CHARS, settle } from './request-log-entry.js';
+import type { OutHeaders } from './respond.js';
 
-/**
- * A mock request as the hot path records it: a sequence number for the id, and node's raw header
- * lines. Both are spelled out (id; headers flattened and redacted) only when the entry is streamed
- * or written: under a flood most entries are overwritten before that.
- */
-export type LogRecord = Omit<RequestLogEntry, 'headers' | 'id' | 'response'> & {
-  seq: number;
-  rawHeaders: readonly string[];
-} & AnswerNote;
-export type Pending = RequestLogEntry | LogRecord;
-
-const REDACTED = ['authorization', 'proxy-authorization', 'cookie'];
-/** The answer's body is logged up to this many characters (as the request's). */
-export const SENT_BODY_CHARS = 64 * 1024;
-
-/** A string's first `n` characters as a string of their own (a slice would keep the whole alive). */
-const cut = (s: string, n: number): string => Buffer.from(s.slice(0, n), 'utf8').toString('utf8');
-
-function sentAnswer(p: LogRecord): RequestLogEntry['response'] {
-  const step = p.sentStep;
-  if (p.sentHeaders === null && step === null) return undefined;
-  const headers: Record<string, string> = {};
-  if (p.sentHeaders)
-    for (const [k, v] of Object.entries(p.sentHeaders)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
-  const out: NonNullable<RequestLogEntry['response']> = { headers, body: p.sentBody };
-  if (p.sentBody.length > SENT_BODY_CHARS) {
-    out.body = cut(p.sentBody, SENT_BODY_CHARS);
-    out.truncated = true;
-  }
-  if (step) {
-    out.step = { index: step.index, of: step.of };
-    if (p.sentDelay > 0) out.delayMs = p.sentDelay;
-    if (step.fault) out.fault = step.fault;
-  }
-  return out;
-}
-
-/** The entry as it is stored and streamed: credentials in headers replaced by `[redacted]`. */
-export function settle(p: LogRecord): RequestLogEntry {
-  const headers = headersFromRaw(p.rawHeaders);
-  for (const k of REDACTED) if (k in headers) headers[k] = '[redacted]';
-  const e: RequestLogEntry = {
-    id: seqId(p.seq),
-    at: p.at,
-    method: p.method,
-    path: p.path,
-    query: p.query,
-    headers,
-    body: p.body,
-    endpointId: p.endpointId,
-    ruleId: p.ruleId,
-    statusCode: p.statusCode,
-    durationMs: p.durationMs,
-    actions: p.actions,
-    rules: p.rules,
-  };
-  if (p.proxied) e.proxied = true;
-  if (p.session) e.session = p.session;
-  if (p.error) e.error = p.error;
-  if (p.data) e.data = p.data;
-  const response = sentAnswer(p);
-  if (response) e.response = response;
-  return e;
-}
+export { type LogRecord, type Pending, SENT_BODY_CHARS, settle } from './request-log-entry.js';
 
 /**
  * Writes a latin1 string (node's parser makes one byte per character of the URL and header lines)
@@ -84,7 +20,7 @@ function putLatin1(b: Buffer, s: string, o: number): number {
   return n;
 }
 
-/** An entry's request text up to this many bytes is copied into its slot (see Slot): a body at
+/** An entry's request text up to this many bytes is copied (see Ring): a body at
  * the log's 64 Ki characters and node's 32 KiB of header lines fit. */
 const COPY_MAX = 256 * 1024;
 
@@ -101,245 +37,327 @@ function fitted(b: Buffer | null, need: number): Buffer {
   return Buffer.allocUnsafeSlow(need <= 256 ? 256 : Math.ceil(need / 1024) * 1024);
 }
 
+/** Bytes of a place's own region of the ring's arena; a bigger entry's text gets a buffer of its own. */
+const REGION = 256;
+/** A length prefix that marks an answer body kept by reference (a compile-time string). */
+const SHARED = 0xffffffff;
+type Text = Pick<LogRecord, 'path' | 'query' | 'body' | 'rawHeaders' | 'sentBody'>;
+
 /**
- * One place in a project's ring. Slots are reused: a new entry overwrites the oldest one's fields
- * in place. The request's own strings (path, query, header lines, body) are copied into the
- * slot's buffer, so a queued entry keeps no object of its request alive: under a flood the ring
- * (1000 entries, more than the young generation holds between two scavenges) would otherwise keep
- * every recent request's strings alive, to be copied by each scavenge and promoted. A request
- * past COPY_MAX keeps references to its strings instead.
+ * The newest `cap` unwritten entries of one project; older ones are overwritten in place
+ * (coalesced). Stored as columns — one array per field, indexed by place — and an arena with a
+ * 256-byte region per place: a request's path, query, body, header lines and (unless it is a
+ * shared compile-time string) answer body are copied there, each behind its length. So a queued
+ * entry keeps no object of its request alive (under a flood a ring of references would keep every
+ * recent request's strings alive, to be copied by each scavenge and promoted), and recording
+ * touches memory that the previous entries just warmed: consecutive entries sit side by side in
+ * every column. An object per place (with its own buffer and arrays) cost a cache miss for each
+ * object it reached, ~0.5 µs of a request under S1 (perf annotate: the loads of the slot's buffer
+ * and lengths array). Text past a region gets a buffer of its own (up to COPY_MAX), past that its
+ * strings are kept by reference. The columns grow with the entries, doubling up to `cap`.
  */
-export class Slot {
-  /** an entry recorded in its final form (or settled early for live subscribers) */
-  settled: RequestLogEntry | null = null;
-  seq = 0;
-  at = '';
-  method = '';
-  endpointId: string | null = null;
-  ruleId: string | null = null;
-  statusCode = 0;
-  durationMs = 0.5;
-  /** the evaluation's outcomes and traces, copied into the slot's own arrays (their elements are
-   * shared objects built at compile time, or small ones of a failed action) */
-  private readonly actions: RequestLogEntry['actions'] = [];
-  private readonly rules: RequestLogEntry['rules'] = [];
-  private actionCount = 0;
-  private ruleCount = 0;
-  proxied = false;
-  session = '';
-  error = '';
-  data: RequestLogEntry['data'] = undefined;
-  /** path, query, body, header lines: referenced (`refs`) or, when `refs` is null, copied (bytes + lengths) */
-  private bytes: Buffer | null = null;
-  /** byte lengths of the copied strings; only the first `count` are this entry's (the array is
-   * overwritten, not emptied, so its backing store is reused) */
-  private readonly lengths: number[] = [];
-  private count = 0;
-  private refs: Pick<LogRecord, 'path' | 'query' | 'body' | 'rawHeaders'> | null = null;
-  /** the answer sent: headers and step by reference when they are shared compile-time objects
-   * (fixed answers), else the headers copied as name/value pairs into `headerPairs` (the first
-   * `headerCount`; -1: `sentHeaders` holds them); the body as keepBody says. A rendered answer's
-   * headers object is new per request: kept by reference in a ring of old slots it would be
-   * promoted, and old-space collections of that garbage held the loop 5–6 ms every ~2 s under S3 */
-  private sentHeaders: Readonly<OutHeaders> | null = null;
-  private readonly headerPairs: (string | number | string[])[] = [];
-  private headerCount = -1;
-  private sentStep: CompiledStep | null = null;
-  private sentDelay = 0;
-  private sentBody = '';
-  private sentBytes: Buffer | null = null;
-  /** bytes of the copied body, or -1 when `sentBody` holds it */
-  private sentLength = -1;
+export class Ring {
+  /** entries overwritten since the ring was made */
+  overwritten = 0;
+  /** entries held */
+  length = 0;
+  /** the place of the oldest entry */
+  private start = 0;
+  private size = 0;
+  private seqs = new Float64Array(0);
+  private durations = new Float64Array(0);
+  private delays = new Float64Array(0);
+  private statuses = new Int32Array(0);
+  /** bit 1 proxied, bit 2 the answer's headers and body are shared compile-time ones, bit 4 the
+   * text is in `big` */
+  private flags = new Uint8Array(0);
+  /** string count of the copied text; -1: `refs` holds it */
+  private strings = new Int32Array(0);
+  private actionCounts = new Int32Array(0);
+  private ruleCounts = new Int32Array(0);
+  /** name/value count in `pairs`; -1: `sentHeaders` holds the headers (shared or none) */
+  private headerCounts = new Int32Array(0);
+  private arena = Buffer.alloc(0);
+  private settled: (RequestLogEntry | null)[] = [];
+  private ats: string[] = [];
+  private methods: string[] = [];
+  private endpointIds: (string | null)[] = [];
+  private ruleIds: (string | null)[] = [];
+  private sessions: string[] = [];
+  private errors: string[] = [];
+  private datas: RequestLogEntry['data'][] = [];
+  private steps: (CompiledStep | null)[] = [];
+  private sentHeaders: (Readonly<OutHeaders> | null)[] = [];
+  private sharedBodies: string[] = [];
+  /** per place, made on first use and reused: the text past a region, the evaluation's outcomes
+   * and traces (their elements are shared compile-time objects or small ones of a failed action),
+   * and the answer's headers as name/value pairs (a rendered answer's headers object is new per
+   * request: kept by reference it would be promoted, and old-space collections of that garbage
+   * held the loop 5–6 ms every ~2 s under S3) */
+  private big: (Buffer | null)[] = [];
+  private refs: (Text | null)[] = [];
+  private actionLists: RequestLogEntry['actions'][] = [];
+  private ruleLists: RequestLogEntry['rules'][] = [];
+  private pairs: (string | number | string[])[][] = [];
 
-  constructor(p: Pending) {
-    this.set(p);
-  }
+  constructor(private readonly cap: number) {}
 
-  set(p: Pending): void {
+  push(p: Pending): void {
+    let i: number;
+    if (this.length < this.cap) {
+      if (this.length === this.size) this.grow();
+      i = this.start + this.length;
+      if (i >= this.size) i -= this.size;
+      this.length++;
+    } else {
+      i = this.start;
+      this.start = i + 1 === this.size ? 0 : i + 1;
+      this.overwritten++;
+    }
     if (!('rawHeaders' in p)) {
-      this.settled = p;
-      this.refs = null;
-      this.sentHeaders = null;
-      this.headerCount = -1;
-      this.actionCount = 0;
-      this.ruleCount = 0;
+      this.settled[i] = p;
+      this.refs[i] = null;
       return;
     }
-    this.settled = null;
-    this.seq = p.seq;
-    this.at = p.at;
-    this.method = p.method;
-    this.endpointId = p.endpointId;
-    this.ruleId = p.ruleId;
-    this.statusCode = p.statusCode;
-    this.durationMs = p.durationMs;
-    this.actionCount = p.actions.length;
-    for (let i = 0; i < this.actionCount; i++) this.actions[i] = p.actions[i];
-    this.ruleCount = p.rules.length;
-    for (let i = 0; i < this.ruleCount; i++) this.rules[i] = p.rules[i];
-    this.proxied = p.proxied === true;
-    this.session = p.session ?? '';
-    this.error = p.error ?? '';
-    this.data = p.data;
-    this.refs = this.copy(p) ? null : p;
-    this.keepHeaders(p.sentHeaders, p.sentShared);
-    this.sentStep = p.sentStep;
-    this.sentDelay = p.sentDelay;
-    this.keepBody(p.sentBody, p.sentShared);
+    this.settled[i] = null;
+    this.seqs[i] = p.seq;
+    this.ats[i] = p.at;
+    this.methods[i] = p.method;
+    this.endpointIds[i] = p.endpointId;
+    this.ruleIds[i] = p.ruleId;
+    this.statuses[i] = p.statusCode;
+    this.durations[i] = p.durationMs;
+    this.delays[i] = p.sentDelay;
+    this.steps[i] = p.sentStep;
+    this.sessions[i] = p.session ?? '';
+    this.errors[i] = p.error ?? '';
+    this.datas[i] = p.data;
+    this.flags[i] = (p.proxied === true ? 1 : 0) | (p.sentShared ? 2 : 0);
+    const na = p.actions.length;
+    this.actionCounts[i] = na;
+    if (na > 0) {
+      const list = listAt(this.actionLists, i);
+      for (let k = 0; k < na; k++) list[k] = p.actions[k];
+    }
+    const nr = p.rules.length;
+    this.ruleCounts[i] = nr;
+    if (nr > 0) {
+      const list = listAt(this.ruleLists, i);
+      for (let k = 0; k < nr; k++) list[k] = p.rules[k];
+    }
+    this.keepHeaders(i, p.sentHeaders, p.sentShared);
+    this.keepText(i, p);
   }
 
-  private keepHeaders(h: Readonly<OutHeaders> | null, shared: boolean): void {
+  /**
+   * Drops the oldest entry (past the global bound); the next push appends after the newest
+   * entry, so exactly one entry goes either way.
+   */
+  dropOldest(): void {
+    if (this.length === 0) return;
+    this.settled[this.start] = null;
+    this.refs[this.start] = null;
+    this.start = this.start + 1 === this.size ? 0 : this.start + 1;
+    this.length--;
+  }
+
+  /** The `k`-th entry, oldest first (0 ≤ k < length), spelled as it is stored and streamed. */
+  entry(k: number): RequestLogEntry {
+    let i = this.start + k;
+    if (i >= this.size) i -= this.size;
+    const done = this.settled[i];
+    if (done) return done;
+    const text = this.text(i);
+    const na = this.actionCounts[i];
+    const nr = this.ruleCounts[i];
+    const flags = this.flags[i];
+    return settle({
+      seq: this.seqs[i],
+      at: this.ats[i],
+      method: this.methods[i],
+      path: text.path,
+      query: text.query,
+      rawHeaders: text.rawHeaders,
+      body: text.body,
+      endpointId: this.endpointIds[i],
+      ruleId: this.ruleIds[i],
+      statusCode: this.statuses[i],
+      durationMs: this.durations[i],
+      actions: na === 0 ? [] : this.actionLists[i].slice(0, na),
+      rules: nr === 0 ? [] : this.ruleLists[i].slice(0, nr),
+      proxied: (flags & 1) !== 0,
+      session: this.sessions[i],
+      error: this.errors[i],
+      data: this.datas[i],
+      sentHeaders: this.headers(i),
+      sentBody: text.sentBody,
+      sentShared: false,
+      sentStep: this.steps[i],
+      sentDelay: this.delays[i],
+    });
+  }
+
+  /** Every entry, oldest first. */
+  entries(): RequestLogEntry[] {
+    const out: RequestLogEntry[] = [];
+    for (let k = 0; k < this.length; k++) out.push(this.entry(k));
+    return out;
+  }
+
+  /** Room for twice the entries (up to `cap`), the entries moved to places 0… in order. */
+  private grow(): void {
+    const size = Math.min(this.cap, Math.max(8, this.size * 2));
+    const order = (i: number) => (this.start + i) % this.size;
+    const n = this.length;
+    const typed = <A extends Float64Array | Int32Array | Uint8Array>(old: A, make: (n: number) => A): A => {
+      const next = make(size);
+      for (let k = 0; k < n; k++) next[k] = old[order(k)];
+      return next;
+    };
+    const column = <T>(old: T[]): T[] => {
+      const next = new Array<T>(size);
+      for (let k = 0; k < n; k++) next[k] = old[order(k)];
+      return next;
+    };
+    this.seqs = typed(this.seqs, (m) => new Float64Array(m));
+    this.durations = typed(this.durations, (m) => new Float64Array(m));
+    this.delays = typed(this.delays, (m) => new Float64Array(m));
+    this.statuses = typed(this.statuses, (m) => new Int32Array(m));
+    this.flags = typed(this.flags, (m) => new Uint8Array(m));
+    this.strings = typed(this.strings, (m) => new Int32Array(m));
+    this.actionCounts = typed(this.actionCounts, (m) => new Int32Array(m));
+    this.ruleCounts = typed(this.ruleCounts, (m) => new Int32Array(m));
+    this.headerCounts = typed(this.headerCounts, (m) => new Int32Array(m));
+    const arena = Buffer.allocUnsafeSlow(size * REGION);
+    for (let k = 0; k < n; k++) this.arena.copy(arena, k * REGION, order(k) * REGION, (order(k) + 1) * REGION);
+    this.arena = arena;
+    this.settled = column(this.settled);
+    this.ats = column(this.ats);
+    this.methods = column(this.methods);
+    this.endpointIds = column(this.endpointIds);
+    this.ruleIds = column(this.ruleIds);
+    this.sessions = column(this.sessions);
+    this.errors = column(this.errors);
+    this.datas = column(this.datas);
+    this.steps = column(this.steps);
+    this.sentHeaders = column(this.sentHeaders);
+    this.sharedBodies = column(this.sharedBodies);
+    this.big = column(this.big);
+    this.refs = column(this.refs);
+    this.actionLists = column(this.actionLists);
+    this.ruleLists = column(this.ruleLists);
+    this.pairs = column(this.pairs);
+    this.size = size;
+    this.start = 0;
+  }
+
+  private keepHeaders(i: number, h: Readonly<OutHeaders> | null, shared: boolean): void {
     if (h === null || shared) {
-      this.sentHeaders = h;
-      this.headerCount = -1;
+      this.sentHeaders[i] = h;
+      this.headerCounts[i] = -1;
       return;
     }
-    this.sentHeaders = null;
-    const pairs = this.headerPairs;
+    this.sentHeaders[i] = null;
+    const pairs = listAt(this.pairs, i);
     let n = 0;
     for (const k in h) {
       pairs[n++] = k;
       pairs[n++] = h[k];
     }
-    this.headerCount = n;
+    this.headerCounts[i] = n;
   }
 
-  private headers(): Readonly<OutHeaders> | null {
-    if (this.headerCount < 0) return this.sentHeaders;
+  private headers(i: number): Readonly<OutHeaders> | null {
+    const n = this.headerCounts[i];
+    if (n < 0) return this.sentHeaders[i];
+    const pairs = this.pairs[i];
     const h: OutHeaders = {};
-    for (let i = 0; i < this.headerCount; i += 2) h[this.headerPairs[i] as string] = this.headerPairs[i + 1];
+    for (let k = 0; k < n; k += 2) h[pairs[k] as string] = pairs[k + 1];
     return h;
   }
 
   /**
-   * The answer's body: a shared compile-time one by reference (it lives as long as its endpoint
-   * anyway), any other copied as UTF-8 into the slot's own buffer, a huge one cut first (one
-   * character past the cap, so `truncated` is still told). Kept by reference, a rendered body
-   * lived as long as its slot and was promoted: under S7 (4 KiB lists) that was ~70 MB of
-   * old-space garbage a second and a Mark-Compact every 0.9 s, with marking steps of 10-14 ms.
+   * Copies the request's text and the answer's body: path, query and header lines are latin1 as
+   * node's parser made them (one byte per character), the bodies UTF-8 (the answer's cut to one
+   * character past SENT_BODY_CHARS, so `truncated` is still told), each behind its length. A shared
+   * answer body (a compile-time string, as long-lived as its endpoint) is kept by reference.
    */
-  private keepBody(body: string, shared: boolean): void {
-    if (shared) {
-      this.sentLength = -1;
-      this.sentBody = body;
+  private keepText(i: number, p: LogRecord): void {
+    const raw = p.rawHeaders;
+    const shared = p.sentShared;
+    const sent = shared || p.sentBody.length <= SENT_BODY_CHARS ? p.sentBody : p.sentBody.slice(0, SENT_BODY_CHARS + 1);
+    let need = 16 + 4 * raw.length + p.path.length + p.query.length + utf8Bytes(p.body);
+    if (!shared) need += utf8Bytes(sent);
+    for (let k = 0; k < raw.length; k++) need += raw[k].length;
+    if (need > COPY_MAX) {
+      this.strings[i] = -1;
+      this.refs[i] = { path: p.path, query: p.query, body: p.body, rawHeaders: raw, sentBody: sent };
       return;
     }
-    const text = body.length > SENT_BODY_CHARS ? body.slice(0, SENT_BODY_CHARS + 1) : body;
-    const b = fitted(this.sentBytes, utf8Bytes(text));
-    this.sentBytes = b;
-    this.sentLength = text.length === 0 ? 0 : b.write(text, 0, 'utf8');
-    this.sentBody = '';
+    this.refs[i] = null;
+    let b: Buffer;
+    let o: number;
+    if (need <= REGION) {
+      b = this.arena;
+      o = i * REGION;
+    } else {
+      b = fitted(this.big[i] ?? null, need);
+      this.big[i] = b;
+      this.flags[i] |= 4;
+      o = 0;
+    }
+    o = putString(b, p.path, o, false);
+    o = putString(b, p.query, o, false);
+    o = putString(b, p.body, o, true);
+    if (shared) {
+      this.sharedBodies[i] = sent;
+      b.writeUInt32LE(SHARED, o);
+      o += 4;
+    } else o = putString(b, sent, o, true);
+    for (let k = 0; k < raw.length; k++) o = putString(b, raw[k], o, false);
+    this.strings[i] = 4 + raw.length;
   }
 
-  /** Copies the request's text into the slot's buffer when it fits: path, query and header lines
-   * are latin1 as node's parser made them (one byte per character), the body UTF-8. */
-  private copy(p: LogRecord): boolean {
-    const raw = p.rawHeaders;
-    let need = p.path.length + p.query.length + utf8Bytes(p.body);
-    for (let i = 0; i < raw.length; i++) need += raw[i].length;
-    if (need > COPY_MAX) return false;
-    const b = fitted(this.bytes, need);
-    this.bytes = b;
-    const lens = this.lengths;
-    let o = 0;
-    let n = putLatin1(b, p.path, o);
-    lens[0] = n;
-    o += n;
-    n = putLatin1(b, p.query, o);
-    lens[1] = n;
-    o += n;
-    n = p.body.length === 0 ? 0 : b.write(p.body, o, 'utf8');
-    lens[2] = n;
-    o += n;
-    for (let i = 0; i < raw.length; i++) {
-      n = putLatin1(b, raw[i], o);
-      lens[3 + i] = n;
-      o += n;
-    }
-    this.count = 3 + raw.length;
-    return true;
-  }
-
-  entry(): RequestLogEntry {
-    if (this.settled) return this.settled;
-    let text = this.refs;
-    if (text === null) {
-      const b = this.bytes as Buffer;
-      const lens = this.lengths;
-      let o = 0;
-      const read = (i: number, enc: 'latin1' | 'utf8') => {
-        const start = o;
-        o += lens[i];
-        return b.toString(enc, start, o);
-      };
-      const path = read(0, 'latin1');
-      const query = read(1, 'latin1');
-      const body = read(2, 'utf8');
-      const rawHeaders: string[] = [];
-      for (let i = 3; i < this.count; i++) rawHeaders.push(read(i, 'latin1'));
-      text = { path, query, body, rawHeaders };
-    }
-    return settle({
-      seq: this.seq,
-      at: this.at,
-      method: this.method,
-      path: text.path,
-      query: text.query,
-      rawHeaders: text.rawHeaders,
-      body: text.body,
-      endpointId: this.endpointId,
-      ruleId: this.ruleId,
-      statusCode: this.statusCode,
-      durationMs: this.durationMs,
-      actions: this.actions.slice(0, this.actionCount),
-      rules: this.rules.slice(0, this.ruleCount),
-      proxied: this.proxied,
-      session: this.session,
-      error: this.error,
-      data: this.data,
-      sentHeaders: this.headers(),
-      sentBody: this.sentLength >= 0 ? (this.sentBytes as Buffer).toString('utf8', 0, this.sentLength) : this.sentBody,
-      sentShared: false,
-      sentStep: this.sentStep,
-      sentDelay: this.sentDelay,
-    });
+  private text(i: number): Text {
+    const n = this.strings[i];
+    if (n < 0) return this.refs[i] as Text;
+    const inArena = (this.flags[i] & 4) === 0;
+    const b = inArena ? this.arena : (this.big[i] as Buffer);
+    let o = inArena ? i * REGION : 0;
+    const read = (utf8: boolean): string => {
+      const len = b.readUInt32LE(o);
+      o += 4;
+      if (len === SHARED) return this.sharedBodies[i];
+      const s = b.toString(utf8 ? 'utf8' : 'latin1', o, o + len);
+      o += len;
+      return s;
+    };
+    const path = read(false);
+    const query = read(false);
+    const body = read(true);
+    const sentBody = read(true);
+    const rawHeaders: string[] = [];
+    for (let k = 4; k < n; k++) rawHeaders.push(read(false));
+    return { path, query, body, sentBody, rawHeaders };
   }
 }
 
-/** The newest `cap` unwritten entries of one project; older ones are overwritten (coalesced). */
-export class Ring {
-  items: Slot[] = [];
-  /** when full: the index of the oldest entry */
-  private next = 0;
-  /** entries overwritten since the ring was made */
-  overwritten = 0;
-
-  constructor(private readonly cap: number) {}
-
-  push(e: Pending): void {
-    if (this.items.length < this.cap) {
-      this.items.push(new Slot(e));
-      return;
-    }
-    this.items[this.next].set(e);
-    this.next = this.next + 1 === this.cap ? 0 : this.next + 1;
-    this.overwritten++;
+/** A place's own list in a column of lists, made on first use. */
+function listAt<T>(lists: T[][], i: number): T[] {
+  let list = lists[i];
+  if (list === undefined) {
+    list = [];
+    lists[i] = list;
   }
+  return list;
+}
 
-  /**
-   * Drops the oldest entry (past the global bound). A ring that has wrapped is put back in order
-   * first, so the next push appends after the newest entry; either way exactly one entry goes.
-   */
-  dropOldest(): void {
-    if (this.next !== 0) {
-      this.items = this.ordered();
-      this.next = 0;
-    }
-    this.items.shift();
-  }
-
-  /** Oldest first. */
-  ordered(): Slot[] {
-    return this.next === 0 ? this.items : [...this.items.slice(this.next), ...this.items.slice(0, this.next)];
-  }
+/** Writes `s` behind its byte length (4 bytes, little-endian) at `o`; the offset after it. */
+function putString(b: Buffer, s: string, o: number, utf8: boolean): number {
+  const n = s.length === 0 ? 0 : utf8 ? b.write(s, o + 4, 'utf8') : putLatin1(b, s, o + 4);
+  b[o] = n & 0xff;
+  b[o + 1] = (n >>> 8) & 0xff;
+  b[o + 2] = (n >>> 16) & 0xff;
+  b[o + 3] = n >>> 24;
+  return o + 4 + n;
 }

@@ -13,7 +13,7 @@
  */
 import type { Logger } from 'pino';
 import type { RequestLogEntry } from '../domain/model.js';
-import { type Pending, Ring, type Slot, settle } from './request-log-ring.js';
+import { type Pending, Ring, settle } from './request-log-ring.js';
 
 export type { LogRecord } from './request-log-ring.js';
 
@@ -101,9 +101,9 @@ export class RequestLog {
       ring = new Ring(this.opts.keepPerProject);
       this.queue.set(projectId, ring);
     }
-    const before = ring.items.length;
+    const before = ring.length;
     ring.push(entry);
-    if (ring.items.length === before) {
+    if (ring.length === before) {
       // an older entry of the same project was overwritten: it could never be among the newest kept
       this.coalesced++;
     } else if (++this.queued > (this.opts.maxQueue ?? 50_000)) {
@@ -165,7 +165,7 @@ export class RequestLog {
     const keep = this.opts.keepPerProject;
     const now = (this.opts.now ?? Date.now)();
     const floodMs = FLOOD_WRITE_MS[this.opts.shared ? 'shared' : 'single'];
-    const batch: { projectId: string; slot: Slot }[] = [];
+    const batch: { projectId: string; ring: Ring; k: number }[] = [];
     for (const [projectId, ring] of this.queue) {
       if (ring.overwritten > 0) {
         if (!force && now - (this.floodWritten.get(projectId) ?? -Infinity) < floodMs) continue;
@@ -173,10 +173,10 @@ export class RequestLog {
       } else {
         this.floodWritten.delete(projectId);
       }
-      // the ring leaves the queue here, so its slots are not reused while they are written
-      for (const slot of ring.ordered()) batch.push({ projectId, slot });
-      this.touched.set(projectId, (this.touched.get(projectId) ?? 0) + ring.items.length);
-      this.queued -= ring.items.length;
+      // the ring leaves the queue here, so its places are not reused while they are written
+      for (let k = 0; k < ring.length; k++) batch.push({ projectId, ring, k });
+      this.touched.set(projectId, (this.touched.get(projectId) ?? 0) + ring.length);
+      this.queued -= ring.length;
       this.queue.delete(projectId);
     }
     if (batch.length === 0) return Promise.resolve();
@@ -187,7 +187,7 @@ export class RequestLog {
           if (i > 0) await nextTurn();
           const rows = batch
             .slice(i, i + WRITE_CHUNK)
-            .map(({ projectId, slot }) => ({ projectId, entry: slot.entry() }));
+            .map(({ projectId, ring, k }) => ({ projectId, entry: ring.entry(k) }));
           await this.store.hot.appendLog(rows);
           written += rows.length;
         }
