@@ -4,6 +4,7 @@
  * one consistent version from start to end. Unknown ids and labels are remembered briefly and
  * boundedly: a scan of random ids neither grows memory without end nor costs a query per request.
  */
+import { sameText } from '../shared/same-text.js';
 import { type CompiledProject, compileProject } from './compile.js';
 import { fakerLoaded, loadFaker } from './faker.js';
 import type { RuntimeStore } from './ports.js';
@@ -65,8 +66,16 @@ export class ProjectCache {
     store.on('change', (projectId: string) => this.invalidate(projectId));
   }
 
+  /**
+   * The project the last cached lookup found: mock traffic mostly repeats one project, and its id
+   * compared character by character skips hashing the request's fresh id string (see sameText).
+   * Holds the compiled project only (its id is the project's own string), dropped on any change.
+   */
+  private last: CompiledProject | null = null;
+
   /** Drops a project's snapshot; the next request compiles the current configuration. */
   invalidate(projectId: string): void {
+    this.last = null;
     this.generation.set(projectId, (this.generation.get(projectId) ?? 0) + 1);
     this.cache.delete(projectId);
     this.misses.delete(projectId);
@@ -90,8 +99,13 @@ export class ProjectCache {
 
   /** The compiled project, from the cache when possible (synchronous then). */
   project(projectId: string): Loaded | Promise<Loaded> {
+    const last = this.last;
+    if (last !== null && sameText(projectId, last.id)) return last;
     const hit = this.cache.get(projectId);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) {
+      this.last = hit;
+      return hit;
+    }
     if (!PROJECT_ID.test(projectId) || this.misses.has(projectId)) return null;
     let p = this.loading.get(projectId);
     if (!p) {

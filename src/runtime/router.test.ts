@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normalizePattern, Router, routeKey, validatePattern } from './router.js';
+import { normalizePattern, type RouteMatch, Router, routeKey, validatePattern } from './router.js';
 
 function routerOf(patterns: string[], method = 'GET'): Router<string> {
   const r = new Router<string>();
@@ -278,6 +278,40 @@ describe('Router: literal routes looked up by their whole path', () => {
         },
       ),
       { numRuns: 2000 },
+    );
+  });
+  it('answers every request of a sequence as a router without history does (the last-hit check)', () => {
+    const segment = fc.constantFrom('a', 'b', 'ab', 'caf%C3%A9', 'café', ':x', '*');
+    const pattern = fc
+      .array(segment, { minLength: 0, maxLength: 3 })
+      .map((segs) => `/${segs.filter((s, i) => s !== '*' || i === segs.length - 1).join('/')}`)
+      .filter((p) => validatePattern(p) === null);
+    const request = fc.tuple(
+      fc.constantFrom('GET', 'POST'),
+      fc
+        .tuple(fc.array(fc.constantFrom('a', 'b', 'ab', 'café', 'caf%C3%A9', '%61'), { maxLength: 4 }), fc.boolean())
+        .map(([segs, slash]) => `/${segs.join('/')}${slash && segs.length > 0 ? '/' : ''}`),
+    );
+    const build = (routes: [string, string][]) => {
+      const r = new Router<string>();
+      for (const [i, [m, p]] of routes.entries()) r.add(m, p, `${i} ${m} ${p}`);
+      return r.built();
+    };
+    const spell = (m: RouteMatch<string> | null) => (m === null ? null : { value: m.value, params: { ...m.params } });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('GET', 'POST'), pattern), { maxLength: 10 }),
+        fc.array(request, { minLength: 1, maxLength: 12 }),
+        (routes, requests) => {
+          const used = build(routes);
+          for (const [m, path] of requests) {
+            // the same path twice in a row takes the last-hit check the second time
+            for (let twice = 0; twice < 2; twice++)
+              expect(spell(used.match(m, path))).toEqual(spell(build(routes).match(m, path)));
+          }
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 });

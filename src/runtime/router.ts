@@ -12,6 +12,7 @@
  * so are literal segments of patterns, so `/caf%C3%A9` and `/café` name the same route.
  * Params hold the decoded `:name` segments, and under the key `*` the decoded rest joined with `/`.
  */
+import { sameText } from '../shared/same-text.js';
 
 /**
  * Where a pattern ends. A pattern without params or `*` is answered with its terminal itself (a frozen
@@ -24,17 +25,21 @@ interface Terminal<T> extends RouteMatch<T> {
   readonly names: readonly string[];
   /** true when the match is the terminal itself */
   readonly exact: boolean;
+  /** an exact route's pattern, trailing `/` removed ('' for others): a request path that equals it
+   * is routed here (the last-hit check in `match`) */
+  readonly path: string;
 }
 
 const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null));
 const NO_NAMES: readonly string[] = Object.freeze([]);
-const makeTerminal = <T>(value: T, names: string[], wildcard: boolean): Terminal<T> =>
+const makeTerminal = <T>(value: T, names: string[], wildcard: boolean, pattern: string): Terminal<T> =>
   Object.freeze({
     value,
     params: NO_PARAMS,
     // an exact-size copy: `names` was grown by push, which leaves room for 16 more
     names: names.length === 0 ? NO_NAMES : names.slice(),
     exact: names.length === 0 && !wildcard,
+    path: names.length === 0 && !wildcard ? normalizePattern(pattern) : '',
   });
 
 /**
@@ -113,7 +118,15 @@ export class Router<T> {
    * over every param or `*` route in the trie (literal before `:param` before `*` at each segment), so
    * a hit here is the trie's answer too.
    */
-  private readonly exact = new Map<string, Map<string, RouteMatch<T>>>();
+  private readonly exact = new Map<string, Map<string, Terminal<T>>>();
+  /**
+   * The last exact route a lookup found, and its method: a mock's traffic mostly repeats one path,
+   * and comparing it with the route's own path character by character skips hashing the request's
+   * fresh path string (see sameText). Only the router's own objects are kept here (a request's
+   * method is one of node's constants), never a request's string.
+   */
+  private lastMethod = '';
+  private lastHit: Terminal<T> | null = null;
   /**
    * While routes are added: one string per distinct literal segment (`items` of 5,000 resources is one
    * string, not 5,000). Dropped by `built()`.
@@ -138,7 +151,7 @@ export class Router<T> {
     for (let i = 0; i < segs.length; i++) {
       const seg = segs[i];
       if (seg === '*' && i === segs.length - 1) {
-        node.wildcard ??= makeTerminal(value, names, true);
+        node.wildcard ??= makeTerminal(value, names, true, pattern);
         return;
       }
       if (seg.startsWith(':')) {
@@ -160,7 +173,7 @@ export class Router<T> {
       }
       node = next;
     }
-    node.terminal ??= makeTerminal(value, names, false);
+    node.terminal ??= makeTerminal(value, names, false, pattern);
     // the match of the route the trie kept (the first of equal paths); a pattern with `%` is left out:
     // its decoded path is only asked for with an escape, which the trie answers
     if (node.terminal.exact && !pattern.includes('%')) {
@@ -181,10 +194,16 @@ export class Router<T> {
 
   /** The route for a request path (without query string), or null. */
   match(method: string, path: string): RouteMatch<T> | null {
+    const last = this.lastHit;
+    if (last !== null && method === this.lastMethod && sameText(path, last.path)) return last;
     if (!path.includes('%')) {
       const paths = this.exact.get(method);
       const hit = paths?.get(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);
-      if (hit !== undefined) return hit;
+      if (hit !== undefined) {
+        this.lastMethod = method;
+        this.lastHit = hit;
+        return hit;
+      }
     }
     const root = this.roots.get(method) ?? this.roots.get(method.toUpperCase());
     if (root === undefined) return null;
