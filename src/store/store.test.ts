@@ -511,6 +511,16 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
       expect((await store.rules.get(u.id, p.id, e.id, a.id))?.hits).toBe(4);
     });
 
+    it("hot.hit: a turn of one rule's hits alone (one statement, no transaction on SQLite) counts them in order; a lone missing rule fails and the next turn counts on", async () => {
+      const { u, p, e } = await owned();
+      const a = await store.rules.create(u.id, p.id, e.id, rule('a'), 3);
+      expect(await Promise.all([1, 2, 3].map(() => store.hot.hit(a.id, '')))).toEqual([1, 2, 3]);
+      await expect(Promise.resolve(store.hot.hit('no-such-rule', ''))).rejects.toBeDefined();
+      expect(await Promise.all([store.hot.hit(a.id, ''), store.hot.hit(a.id, 'other')])).toEqual([4, 1]);
+      expect(await store.hot.hit(a.id, '')).toBe(5);
+      expect((await store.rules.get(u.id, p.id, e.id, a.id))?.hits).toBe(5);
+    });
+
     it('hot.hit counts per session and across two Store instances exactly', async () => {
       const other = await openStore(db.url);
       try {

@@ -131,6 +131,10 @@ export class SqliteHot implements HotState {
       setImmediate(() => this.commit(ops, hits));
       return;
     }
+    if (ops.length === 0 && hits.length === 1) {
+      this.commitLoneHits(hits[0]);
+      return;
+    }
     const results: { ok: boolean; value: unknown }[] = [];
     try {
       this.groupTx(() => {
@@ -166,6 +170,24 @@ export class SqliteHot implements HotState {
       if (ok) settleHitGroup(hits[j], value as number);
       else failHitGroup(hits[j], value);
     }
+  }
+
+  /**
+   * A turn whose only writes are the hits of one rule and session (a sequence under load, bench S4:
+   * ~49 hits a commit) is one statement, atomic on its own: it runs without the BEGIN and COMMIT
+   * around it, which cost more than the upsert itself (better-sqlite3, WAL, synchronous = NORMAL:
+   * 17.5 µs a commit in a transaction, 7.3 µs alone). What is written, and when it is durable, is
+   * the same.
+   */
+  private commitLoneHits(g: HitGroup): void {
+    let total: number;
+    try {
+      total = Number((this.hitStmt.get(g.ruleId, g.session, g.waiters.length, Date.now()) as { hits: number }).hits);
+    } catch (err) {
+      failHitGroup(g, err);
+      return;
+    }
+    settleHitGroup(g, total);
   }
 
   hit(ruleId: string, session: string): Promise<number> {
