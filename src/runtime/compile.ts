@@ -98,7 +98,8 @@ export interface CompiledEndpoint {
   /** its length in bytes (UTF-8) */
   readonly fixedLength: number;
   /** the fixed answer's headers, made on its first answer and shared by every later one (the
-   * request log keeps a reference, so a per-request object would live as long as its slot) */
+   * request log keeps a reference, so a per-request object would live as long as its place in the
+   * log's ring) */
   fixedHeaders: OutHeaders | null;
   /** the default body's template when it is templated, else null */
   readonly defaultBody: Template | null;

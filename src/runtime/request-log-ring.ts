@@ -28,8 +28,9 @@ const COPY_MAX = 256 * 1024;
 const utf8Bytes = (s: string): number => (s.length * 3 <= 256 ? s.length * 3 : Buffer.byteLength(s, 'utf8'));
 
 /**
- * A slot's buffer for `need` bytes: the one it has when that fits and is not far too big (so a
- * slot that once held a big entry gives the memory back), else a new one. Unpooled: a long-lived
+ * A place's own buffer for `need` bytes (text past its arena region): the one it has when that
+ * fits and is not far too big (so a place that once held a big entry gives the memory back), else
+ * a new one. Unpooled: a long-lived
  * slice of node's shared 8 KiB pool would keep its whole slab alive.
  */
 function fitted(b: Buffer | null, need: number): Buffer {
@@ -309,8 +310,9 @@ export class Ring {
     o = putString(b, p.path, o, false);
     o = putString(b, p.query, o, false);
     o = putString(b, p.body, o, true);
+    // a place keeps no answer body of an earlier entry (an endpoint deleted since lives on otherwise)
+    this.sharedBodies[i] = shared ? sent : '';
     if (shared) {
-      this.sharedBodies[i] = sent;
       b.writeUInt32LE(SHARED, o);
       o += 4;
     } else o = putString(b, sent, o, true);
