@@ -149,8 +149,7 @@ export class SqliteHot implements HotState {
         for (const g of hits) {
           try {
             // one statement: SQLite undoes a failed one by itself, so it needs no savepoint
-            const row = this.hitStmt.get(g.ruleId, g.session, g.waiters.length, now);
-            results.push({ ok: true, value: Number((row as { hits: number }).hits) });
+            results.push({ ok: true, value: this.countHits(g, now) });
           } catch (err) {
             results.push({ ok: false, value: err });
           }
@@ -182,12 +181,17 @@ export class SqliteHot implements HotState {
   private commitLoneHits(g: HitGroup): void {
     let total: number;
     try {
-      total = Number((this.hitStmt.get(g.ruleId, g.session, g.waiters.length, Date.now()) as { hits: number }).hits);
+      total = this.countHits(g, Date.now());
     } catch (err) {
       failHitGroup(g, err);
       return;
     }
     settleHitGroup(g, total);
+  }
+
+  /** Adds a group's hits to its counter: the counter's new total. */
+  private countHits(g: HitGroup, now: number): number {
+    return Number((this.hitStmt.get(g.ruleId, g.session, g.waiters.length, now) as { hits: number }).hits);
   }
 
   hit(ruleId: string, session: string): Promise<number> {
