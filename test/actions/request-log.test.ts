@@ -212,6 +212,29 @@ for (const dialect of DIALECTS) {
       expect(by('/sent/44')?.step).toBeUndefined();
     });
 
+    it('logs each rendered default answer with its own length, as it was sent', async () => {
+      // answers of one length share their headers object; another length gets its own
+      const f = await client.fixture({ method: 'GET', path: '/echo', responseBody: '{{request.query.v}}' });
+      const values = ['aa', 'aa', 'bbbbb', 'aa', 'c', 'c'];
+      for (const v of values) {
+        const r = await client.mock(f.pid, 'GET', '/echo', { query: `v=${v}` });
+        expect({ body: r.text, length: r.headers.get('content-length') }).toEqual({
+          body: v,
+          length: String(v.length),
+        });
+      }
+      let entries: { query: string; response?: { body: string; headers: Record<string, string> } }[] = [];
+      await expect
+        .poll(async () => {
+          entries = (await client.api('GET', logPath(f.pid), undefined, f.token)).json;
+          return entries.length;
+        })
+        .toBe(values.length);
+      expect(entries.map((e) => [e.query, e.response?.body, e.response?.headers['content-length']])).toEqual(
+        values.map((v) => [`v=${v}`, v, String(v.length)]).reverse(),
+      );
+    });
+
     it('limit: default 50, any value up to 500, invalid values → 400', async () => {
       const f = await client.fixture({ method: 'GET', path: '/n' });
       for (let i = 0; i < 60; i++) await client.mock(f.pid, 'GET', '/n', { query: `i=${i}` });
