@@ -58,8 +58,9 @@ function matches(rule: CompiledRule, ctx: MockContext, traces: RuleTrace[]): boo
   return failed < 0;
 }
 
-/** Shared by evaluations that ran no action (never mutated). */
-const NO_ACTIONS: ActionOutcome[] = Object.freeze([]) as unknown as ActionOutcome[];
+/** Shared by evaluations that ran no action, and by the log records of requests no rule ran for
+ * (never mutated). */
+export const NO_ACTIONS: ActionOutcome[] = Object.freeze([]) as unknown as ActionOutcome[];
 
 export type Outcome =
   | StepOutcome

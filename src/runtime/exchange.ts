@@ -4,10 +4,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { ActionOutcome, RuleTrace } from '../domain/model.js';
+import type { RuleTrace } from '../domain/model.js';
 import { nextSeq } from '../store/ids.js';
 import type { CompiledProject } from './compile.js';
 import { MockRequestView } from './context.js';
+import { NO_ACTIONS } from './engine.js';
 import { isoAt } from './mock-body.js';
 import type { LogRecord } from './request-log.js';
 import type { AnswerNote } from './respond.js';
@@ -16,7 +17,6 @@ import type { AnswerNote } from './respond.js';
 const LOGGED_BODY_BYTES = 64 * 1024;
 const SESSION_HEADER = 'x-mockyard-session';
 /** Shared by the entries of requests no rule ran for (never mutated: an evaluation brings its own). */
-const NO_ACTIONS: ActionOutcome[] = Object.freeze([]) as unknown as ActionOutcome[];
 const NO_TRACES: RuleTrace[] = Object.freeze([]) as unknown as RuleTrace[];
 
 export class Exchange implements LogRecord {
