@@ -162,7 +162,7 @@ const SCENARIOS = {
       const ok = /^\d+$/.test(String(during)) && r.body === STORE_BODY && last === v;
       return {
         ok,
-        text: `storage after the load: last=${JSON.stringify(during)} (of ${s5Counter} values sent); one more write -> ${JSON.stringify(last)}${ok ? '' : ` — FAILED (expected ${v})`}`,
+        text: `storage after the load: last=${JSON.stringify(during)} (${s5Counter ? `of ${s5Counter} values sent` : 'each wrk run sends ?v=1, 2, 3, … (its Lua counter)'}); one more write -> ${JSON.stringify(last)}${ok ? '' : ` — FAILED (expected ${v})`}`,
       };
     },
   },
