@@ -245,4 +245,4 @@ async function runPair(id, targets, results) {
   }
 }
 
-export { runPair, wrk };
+export { runPair };

@@ -103,7 +103,6 @@ export {
   MOCKYARD_REF,
   NICE,
   NODE_HTTP_PORT,
-  num,
   PG_URL,
   QUIET_MAX_PCT,
   QUIET_TIMEOUT_S,
