@@ -82,6 +82,7 @@ export interface CompiledRule {
 
 /** Shared by the endpoints without active rules. */
 const NO_RULES: readonly CompiledRule[] = Object.freeze([]);
+const NO_COUNTS: readonly string[] = Object.freeze([]);
 
 /**
  * What the hot path reads of an endpoint: its record's id, status and content type, and its rules
@@ -300,7 +301,9 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     const conditionTargets = new Set(own?.flatMap((r) => r.conditions.map((c) => c.target)));
     const readsStorage = conditionTargets.has('endpoint') || sources.some(referencesStorage);
     const readsProjectStorage = conditionTargets.has('project') || sources.some(referencesProjectStorage);
-    const counts = [...new Set(sources.flatMap(countedCollections))];
+    const counted = sources.flatMap(countedCollections);
+    // an empty list shared, not one per endpoint (10,000 endpoints: 0.3 MB)
+    const counts = counted.length === 0 ? NO_COUNTS : [...new Set(counted)];
     const params = [...e.path.matchAll(/(?:^|\/):([^/]+)/g)].map((m) => m[1]);
     router.add(e.method, e.path, {
       id: e.id,
