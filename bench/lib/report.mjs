@@ -16,11 +16,11 @@ import {
   QUIET_MAX_PCT,
   ROOT,
   RUNS,
+  redact,
   SELECTED,
   SERVER_CPUS,
   WARMUP,
 } from './settings.mjs';
-import { redact } from './suites.mjs';
 
 // ---------- report ----------
 function wrkVersion() {

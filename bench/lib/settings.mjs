@@ -83,6 +83,17 @@ const CLK_TCK = (() => {
   }
 })();
 
+/** A URL with its password masked, for logs and RESULTS.md. */
+function redact(u) {
+  try {
+    const x = new URL(u);
+    if (x.password) x.password = '***';
+    return x.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
 export {
   ALL_IDS,
   autocannon,
@@ -108,6 +119,7 @@ export {
   QUIET_TIMEOUT_S,
   ROOT,
   RUNS,
+  redact,
   requireFromRoot,
   round1,
   S6_ENDPOINTS,

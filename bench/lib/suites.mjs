@@ -16,6 +16,7 @@ import {
   log,
   MOCKYARD_PORT,
   PG_URL,
+  redact,
   requireFromRoot,
   round1,
   S6_ENDPOINTS,
@@ -264,14 +265,5 @@ async function benchPg(ids, nodeT, results, notes) {
     if (pgDrop) await pgDrop().catch((e) => notes.push(`-pg: could not drop database ${dbName}: ${e.message}`));
   }
 }
-function redact(u) {
-  try {
-    const x = new URL(u);
-    if (x.password) x.password = '***';
-    return x.toString();
-  } catch {
-    return '(unparsable URL)';
-  }
-}
 
-export { benchMockyard, benchPg, pgDrop, redact };
+export { benchMockyard, benchPg, pgDrop };
