@@ -32,15 +32,17 @@ interface Terminal<T> extends RouteMatch<T> {
 
 const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null));
 const NO_NAMES: readonly string[] = Object.freeze([]);
-const makeTerminal = <T>(value: T, names: string[], wildcard: boolean, pattern: string): Terminal<T> =>
-  Object.freeze({
+const makeTerminal = <T>(value: T, names: string[], wildcard: boolean, pattern: string): Terminal<T> => {
+  const exact = names.length === 0 && !wildcard;
+  return Object.freeze({
     value,
     params: NO_PARAMS,
     // an exact-size copy: `names` was grown by push, which leaves room for 16 more
     names: names.length === 0 ? NO_NAMES : names.slice(),
-    exact: names.length === 0 && !wildcard,
-    path: names.length === 0 && !wildcard ? normalizePattern(pattern) : '',
+    exact,
+    path: exact ? normalizePattern(pattern) : '',
   });
+};
 
 /**
  * A trie node. Its literal children: none, one (`oneKey` → `one`, most nodes of a REST project have a
