@@ -7,54 +7,22 @@
 // does at moderate load, where under a flood it writes few (src/runtime/request-log.ts): the count
 // includes that write.
 //   npm run build && node bench/instructions.mjs S1 . /path/to/other/checkout
-//   SCENARIO: S1 (fixed answer), S2 (two rules with conditions), S4 (counted sequence)
+//   SCENARIO: S1 (fixed answer), S2 (two rules with conditions), S3 (templated answer), S4 (counted sequence)
 //   WARM (8000) and N (8000) requests; needs valgrind (`apt-get install -y valgrind`)
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { SEQ_BODIES, TIER_BODY, USERS_BODY } from './bodies.mjs';
+import { MOCKS } from './definitions.mjs';
 
 const [scenario = 'S1', ...dirs] = process.argv.slice(2);
 const WARM = Number(process.env.WARM ?? 8000);
 const N = Number(process.env.N ?? 8000);
-const step = (body) => ({ statusCode: 200, body, headers: {} });
-const json = { statusCode: 200, contentType: 'application/json' };
-const SCENARIOS = {
-  S1: {
-    path: '/api/users',
-    endpoint: { method: 'GET', path: '/api/users', ...json, responseBody: USERS_BODY },
-    rules: [],
-  },
-  S2: {
-    path: '/api/tier',
-    headers: { 'x-tier': 'vip' },
-    endpoint: { method: 'GET', path: '/api/tier', ...json, responseBody: TIER_BODY.free },
-    rules: [
-      {
-        name: 'vip header',
-        priority: 1,
-        conditions: [{ target: 'header', key: 'x-tier', operator: 'equals', value: 'vip' }],
-        response: { mode: 'loop', steps: [step(TIER_BODY.vip)] },
-      },
-      {
-        name: 'beta query',
-        priority: 2,
-        conditions: [{ target: 'query', key: 'beta', operator: 'exists' }],
-        response: { mode: 'loop', steps: [step(TIER_BODY.beta)] },
-      },
-    ],
-  },
-  S4: {
-    path: '/api/seq',
-    endpoint: { method: 'GET', path: '/api/seq', ...json, responseBody: '{"n":0}' },
-    rules: [{ name: 'cycle', priority: 1, conditions: [], response: { mode: 'loop', steps: SEQ_BODIES.map(step) } }],
-  },
-};
-const sc = SCENARIOS[scenario];
+// the harness's own definitions (bench/lib/scenarios.mjs uses them too)
+const sc = MOCKS[scenario];
 if (!sc || dirs.length === 0) {
-  console.error('usage: node bench/instructions.mjs S1|S2|S4 <checkout> [<checkout> …]');
+  console.error('usage: node bench/instructions.mjs S1|S2|S3|S4 <checkout> [<checkout> …]');
   process.exit(2);
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -103,8 +71,8 @@ async function measure(dir, port) {
     });
     const project = await api('POST', '/api/projects', { name: 'instructions' }, token);
     const eps = `/api/projects/${project.id}/endpoints`;
-    const ep = await api('POST', eps, sc.endpoint, token);
-    for (const rule of sc.rules) await api('POST', `${eps}/${ep.id}/rules`, { actions: [], ...rule }, token);
+    const ep = await api('POST', eps, sc.def.endpoint, token);
+    for (const rule of sc.def.rules) await api('POST', `${eps}/${ep.id}/rules`, rule, token);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
     const burst = async (n) => {
       let left = n;

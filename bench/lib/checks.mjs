@@ -5,7 +5,6 @@ import { autocannon, CONNECTIONS, EXACT_N, HOST, sleep } from './settings.mjs';
 
 // ---------- scenarios ----------
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const step = (body) => ({ statusCode: 200, body, headers: {} });
 const nOf = (body) => /^\{"n":([123])\}$/.exec(body)?.[1];
 
 // t (a target) = { kind: 'node-http' | 'mockyard', ports: [port, …], prefix, pids, info: {endpointId, ruleId, …},
@@ -107,17 +106,4 @@ async function storageLast(t) {
   return r.status === 200 ? r.json?.last : `GET storage -> ${r.status} ${r.text.slice(0, 100)}`;
 }
 
-const seqDef = (p) => ({
-  endpoint: { method: 'GET', path: p, statusCode: 200, responseBody: '{"n":0}', contentType: 'application/json' },
-  rules: [
-    {
-      name: 'cycle 1,2,3',
-      priority: 1,
-      conditions: [],
-      response: { mode: 'loop', steps: SEQ_BODIES.map(step) },
-      actions: [],
-    },
-  ],
-});
-
-export { checkFreshSeq, checkSeqExact, checkStatic, seqDef, step, storageLast, UUID_RE };
+export { checkFreshSeq, checkSeqExact, checkStatic, storageLast, UUID_RE };

@@ -1,8 +1,9 @@
 // The scenarios S1-S9 and their PostgreSQL variants: the endpoint each sets up, its load, its checks.
 import { randomBytes } from 'node:crypto';
 import { bigDescription } from '../big-description.mjs';
-import { ECHO_TEMPLATE, ITEMS, NEW_ITEM_BODY, STORE_BODY, TIER_BODY, USERS_BODY } from '../bodies.mjs';
-import { checkFreshSeq, checkSeqExact, checkStatic, seqDef, step, storageLast, UUID_RE } from './checks.mjs';
+import { ITEMS, NEW_ITEM_BODY, STORE_BODY, TIER_BODY } from '../bodies.mjs';
+import { MOCKS, seqDef, step } from '../definitions.mjs';
+import { checkFreshSeq, checkSeqExact, checkStatic, storageLast, UUID_RE } from './checks.mjs';
 import { api, createProject, get, isJsonCt } from './http.mjs';
 import { HOST, S6_ENDPOINTS, S6_PROJECTS, sleep } from './settings.mjs';
 
@@ -10,48 +11,12 @@ let s5Counter = 0;
 const SCENARIOS = {
   S1: {
     title: 'static default response',
-    path: '/api/users',
-    def: {
-      endpoint: {
-        method: 'GET',
-        path: '/api/users',
-        statusCode: 200,
-        responseBody: USERS_BODY,
-        contentType: 'application/json',
-      },
-      rules: [],
-    },
+    ...MOCKS.S1,
     verify: (t) => checkStatic(t, '/api/users'),
   },
   S2: {
     title: 'two rules, x-tier: vip',
-    path: '/api/tier',
-    headers: { 'x-tier': 'vip' },
-    def: {
-      endpoint: {
-        method: 'GET',
-        path: '/api/tier',
-        statusCode: 200,
-        responseBody: TIER_BODY.free,
-        contentType: 'application/json',
-      },
-      rules: [
-        {
-          name: 'vip header',
-          priority: 1,
-          conditions: [{ target: 'header', key: 'x-tier', operator: 'equals', value: 'vip' }],
-          response: { mode: 'loop', steps: [step(TIER_BODY.vip)] },
-          actions: [],
-        },
-        {
-          name: 'beta query',
-          priority: 2,
-          conditions: [{ target: 'query', key: 'beta', operator: 'exists' }],
-          response: { mode: 'loop', steps: [step(TIER_BODY.beta)] },
-          actions: [],
-        },
-      ],
-    },
+    ...MOCKS.S2,
     async verify(t) {
       const cases = [
         [{ 'x-tier': 'vip' }, '/api/tier', 'vip'],
@@ -74,17 +39,7 @@ const SCENARIOS = {
   },
   S3: {
     title: 'templated default body',
-    path: '/api/echo?name=Ada',
-    def: {
-      endpoint: {
-        method: 'GET',
-        path: '/api/echo',
-        statusCode: 200,
-        responseBody: ECHO_TEMPLATE,
-        contentType: 'application/json',
-      },
-      rules: [],
-    },
+    ...MOCKS.S3,
     async verify(t) {
       const ids = new Set();
       for (let i = 0; i < 3; i++) {
@@ -112,8 +67,7 @@ const SCENARIOS = {
   },
   S4: {
     title: '3-step loop sequence',
-    path: '/api/seq',
-    def: seqDef('/api/seq'),
+    ...MOCKS.S4,
     verify: (t) => checkFreshSeq(t, '/api/seq'),
     after: (t) => checkSeqExact(t, '/api/seq'),
   },

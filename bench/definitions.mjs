@@ -1,0 +1,57 @@
+// What S1-S4 create in Mockyard over its API and the request their load sends, without side effects on
+// import: shared by the harness (bench/lib/scenarios.mjs) and bench/instructions.mjs.
+import { ECHO_TEMPLATE, SEQ_BODIES, TIER_BODY, USERS_BODY } from './bodies.mjs';
+
+/** A response step answering 200 with `body`. */
+export const step = (body) => ({ statusCode: 200, body, headers: {} });
+
+/** A loop of the three SEQ_BODIES steps on GET `p` (S4, S4-pg). */
+export const seqDef = (p) => ({
+  endpoint: { method: 'GET', path: p, statusCode: 200, responseBody: '{"n":0}', contentType: 'application/json' },
+  rules: [
+    {
+      name: 'cycle 1,2,3',
+      priority: 1,
+      conditions: [],
+      response: { mode: 'loop', steps: SEQ_BODIES.map(step) },
+      actions: [],
+    },
+  ],
+});
+
+const json = { statusCode: 200, contentType: 'application/json' };
+/** path (with query) and headers of the load's request, and `def`: the endpoint and its rules. */
+export const MOCKS = {
+  S1: {
+    path: '/api/users',
+    def: { endpoint: { method: 'GET', path: '/api/users', ...json, responseBody: USERS_BODY }, rules: [] },
+  },
+  S2: {
+    path: '/api/tier',
+    headers: { 'x-tier': 'vip' },
+    def: {
+      endpoint: { method: 'GET', path: '/api/tier', ...json, responseBody: TIER_BODY.free },
+      rules: [
+        {
+          name: 'vip header',
+          priority: 1,
+          conditions: [{ target: 'header', key: 'x-tier', operator: 'equals', value: 'vip' }],
+          response: { mode: 'loop', steps: [step(TIER_BODY.vip)] },
+          actions: [],
+        },
+        {
+          name: 'beta query',
+          priority: 2,
+          conditions: [{ target: 'query', key: 'beta', operator: 'exists' }],
+          response: { mode: 'loop', steps: [step(TIER_BODY.beta)] },
+          actions: [],
+        },
+      ],
+    },
+  },
+  S3: {
+    path: '/api/echo?name=Ada',
+    def: { endpoint: { method: 'GET', path: '/api/echo', ...json, responseBody: ECHO_TEMPLATE }, rules: [] },
+  },
+  S4: { path: '/api/seq', def: seqDef('/api/seq') },
+};
