@@ -183,6 +183,7 @@ describe('mockyard CLI against a server', () => {
     expect(doc.endpoints.map((e: { path: string }) => e.path)).toEqual(['/pets', '/pets', '/pets/:petId', '/status']);
     expect(doc).not.toHaveProperty('storage');
     const withStorage = await cli(['export', pid, '--storage'], env);
+    expect(withStorage.code, withStorage.stderr).toBe(0);
     expect(JSON.parse(withStorage.stdout).storage).toEqual({});
     const copy = await s.client.api('POST', '/api/projects/import?name=Copy', out.stdout, u.token);
     expect(copy.status).toBe(201);
