@@ -213,7 +213,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('logs each rendered default answer with its own length, as it was sent', async () => {
-      // answers of one length share their headers object; another length gets its own
+      // each entry keeps the headers its own answer went out with: headers reused across answers of
+      // one endpoint (whatever their length) would log a wrong content-length
       const f = await client.fixture({ method: 'GET', path: '/echo', responseBody: '{{request.query.v}}' });
       const values = ['aa', 'aa', 'bbbbb', 'aa', 'c', 'c'];
       for (const v of values) {
