@@ -467,6 +467,14 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
       expect(await count('rule_hits', 'rule_id', keep.r.id)).toBe(2);
       expect(await count('storage', 'endpoint_id', keep.e.id)).toBe(1);
       expect(await count('request_log', 'project_id', keep.p.id)).toBe(1);
+      // in a batch with a live project's entries, only the deleted project's are dropped
+      await store.hot.appendLog([
+        { projectId: keep.p.id, entry: logEntry(3) },
+        { projectId: p.id, entry: logEntry(4) },
+        { projectId: keep.p.id, entry: logEntry(5) },
+      ]);
+      expect(await count('request_log', 'project_id', p.id)).toBe(0);
+      expect((await store.logs.list(keep.u.id, keep.p.id, 10)).map((x) => x.path)).toEqual(['/n/5', '/n/3', '/n/1']);
     });
 
     it('deleting an endpoint removes its rules, hit counters and storage', async () => {

@@ -31,15 +31,7 @@ import {
   type Waiter,
 } from './group-commit.js';
 import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
-import {
-  COLLECTION,
-  HIT_UPSERT,
-  LOG_CHUNK,
-  logArgs,
-  logInsert,
-  type StorageKind,
-  storageStatements,
-} from './statements.js';
+import { COLLECTION, HIT_UPSERT, LOG_ROW, PROJECT_EXISTS, type StorageKind, storageStatements } from './statements.js';
 
 interface StorageStatements {
   read: SqliteDatabase.Statement;
@@ -65,12 +57,23 @@ export class SqliteHot implements HotState {
       return { read: db.prepare(t.read), upsert: db.prepare(t.upsert), remove: db.prepare(t.remove) };
     };
     this.stmts = { endpoint: prepare('endpoint'), project: prepare('project') };
-    const logOne = db.prepare(logInsert(1));
-    const logChunk = db.prepare(logInsert(LOG_CHUNK));
+    // A project's rows are written when it still exists, asked once per run of its rows: the
+    // transaction holds the connection, so no delete comes between. One plain prepared insert a row
+    // costs less than PostgreSQL's multi-row statement (logInsert) did here, which filtered and
+    // sorted its VALUES for each row: ~45,000 instructions a row under callgrind, at moderate load
+    // (where every entry is written) a quarter of a mock request's cost.
+    const projectExists = db.prepare(PROJECT_EXISTS).pluck();
+    const logRow = db.prepare(LOG_ROW);
     this.appendLog = db.transaction((rows: LogRow[]) => {
-      let i = 0;
-      for (; i + LOG_CHUNK <= rows.length; i += LOG_CHUNK) logChunk.run(logArgs(rows.slice(i, i + LOG_CHUNK)));
-      for (; i < rows.length; i++) logOne.run(logArgs([rows[i]]));
+      let project = '';
+      let exists = false;
+      for (const { projectId, entry } of rows) {
+        if (projectId !== project) {
+          project = projectId;
+          exists = projectExists.get(projectId) !== undefined;
+        }
+        if (exists) logRow.run(entry.id, projectId, entry.at, JSON.stringify(entry));
+      }
     });
     this.groupTx = db.transaction((body: () => void) => body());
     this.savepoint = db.transaction(<T>(op: () => T): T => op()) as <T>(op: () => T) => T;

@@ -29,13 +29,15 @@ export function storageStatements(kind: StorageKind): { read: string; upsert: st
   };
 }
 
-/** Request-log rows per statement (SQLite; PostgreSQL takes a larger chunk, see postgres.ts). */
-export const LOG_CHUNK = 64;
+/** One request-log row (SQLite, after PROJECT_EXISTS in the same transaction; see hot/sqlite.ts). */
+export const LOG_ROW = 'INSERT INTO request_log (id, project_id, at, entry) VALUES (?, ?, ?, ?)';
+export const PROJECT_EXISTS = 'SELECT 1 FROM projects WHERE id = ?';
 
 /**
  * `rows` request-log entries (id, project id, time, entry JSON, position) in one statement, in
  * order (the position keeps it: a semi-join may reorder rows); rows of a project deleted
- * meanwhile are dropped. VALUES names its columns column1… on both databases.
+ * meanwhile are dropped (PostgreSQL: one round trip for a chunk; VALUES names its columns
+ * column1…, as SQLite's does).
  */
 export function logInsert(rows: number): string {
   return `INSERT INTO request_log (id, project_id, at, entry)
