@@ -8,7 +8,10 @@
 // includes that write.
 //   npm run build && node bench/instructions.mjs S1 . /path/to/other/checkout
 //   SCENARIO: S1 (fixed answer), S2 (two rules with conditions), S3 (templated answer), S4 (counted sequence)
-//   WARM (8000) and N (8000) requests; needs valgrind (`apt-get install -y valgrind`)
+//   a checkout named `node-http` is bench/node-http-server.mjs, the bare reference server (no setup)
+//   WARM (8000) and N (8000) requests over CONNS (8) connections; needs valgrind (`apt-get install -y valgrind`)
+//   Closer to the bench's flood: CONNS=50 MOCKYARD_REQUEST_LOG_KEEP=100 WARM=20000 (the log's ring
+//   overflows between writes, so few entries are written, and the JIT has settled in both servers)
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -19,6 +22,8 @@ import { MOCKS } from './definitions.mjs';
 const [scenario = 'S1', ...dirs] = process.argv.slice(2);
 const WARM = Number(process.env.WARM ?? 8000);
 const N = Number(process.env.N ?? 8000);
+const CONNS = Number(process.env.CONNS ?? 8);
+const NODE_HTTP = 'node-http';
 // the harness's own definitions (bench/lib/scenarios.mjs uses them too)
 const sc = MOCKS[scenario];
 if (!sc || dirs.length === 0) {
@@ -31,6 +36,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mockyard-instructions-'));
 const vgEnv = { ...process.env, USER: process.env.USER ?? 'root', HOST: '127.0.0.1' };
 
 async function measure(dir, port) {
+  const bare = dir === NODE_HTTP;
   const out = path.join(tmp, `callgrind-${port}.out`);
   const child = spawn(
     'valgrind',
@@ -41,10 +47,12 @@ async function measure(dir, port) {
       `--callgrind-out-file=${out}`,
       process.execPath,
       '--max-semi-space-size=8',
-      path.join(dir, 'dist', 'main.js'),
+      ...(bare
+        ? [path.join(import.meta.dirname, 'node-http-server.mjs'), String(port)]
+        : [path.join(dir, 'dist', 'main.js')]),
     ],
     {
-      cwd: dir,
+      cwd: bare ? import.meta.dirname : dir,
       env: { ...vgEnv, PORT: String(port), DATABASE_URL: `sqlite:${path.join(tmp, `${port}.db`)}`, LOG_LEVEL: 'warn' },
       stdio: 'ignore',
     },
@@ -52,7 +60,9 @@ async function measure(dir, port) {
   try {
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; ; i++) {
-      if ((await fetch(`${base}/healthz`).catch(() => null))?.ok) break;
+      // node-http answers /healthz with 404: any answer means it listens
+      const r = await fetch(`${base}/healthz`).catch(() => null);
+      if (r && (r.ok || bare)) break;
       if (i > 600) throw new Error(`${dir}: not healthy after 120 s`);
       await sleep(200);
     }
@@ -65,21 +75,26 @@ async function measure(dir, port) {
       if (!r.ok) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
       return r.json();
     };
-    const { token } = await api('POST', '/api/auth/register', {
-      email: `i${port}@example.com`,
-      password: 'bench-password-1',
-    });
-    const project = await api('POST', '/api/projects', { name: 'instructions' }, token);
-    const eps = `/api/projects/${project.id}/endpoints`;
-    const ep = await api('POST', eps, sc.def.endpoint, token);
-    for (const rule of sc.def.rules) await api('POST', `${eps}/${ep.id}/rules`, rule, token);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    // the mock's path prefix: node-http answers the scenario's path as it is
+    let prefix = '';
+    if (!bare) {
+      const { token } = await api('POST', '/api/auth/register', {
+        email: `i${port}@example.com`,
+        password: 'bench-password-1',
+      });
+      const project = await api('POST', '/api/projects', { name: 'instructions' }, token);
+      const eps = `/api/projects/${project.id}/endpoints`;
+      const ep = await api('POST', eps, sc.def.endpoint, token);
+      for (const rule of sc.def.rules) await api('POST', `${eps}/${ep.id}/rules`, rule, token);
+      prefix = `/m/${project.id}`;
+    }
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CONNS });
     const burst = async (n) => {
       let left = n;
       const one = () =>
         new Promise((resolve, reject) => {
           const req = http.get(
-            { agent, host: '127.0.0.1', port, path: `/m/${project.id}${sc.path}`, headers: sc.headers },
+            { agent, host: '127.0.0.1', port, path: `${prefix}${sc.path}`, headers: sc.headers },
             (res) => {
               if (res.statusCode !== 200) reject(new Error(`answer ${res.statusCode}`));
               res.resume();
@@ -89,7 +104,7 @@ async function measure(dir, port) {
           req.on('error', reject);
         });
       await Promise.all(
-        Array.from({ length: 8 }, async () => {
+        Array.from({ length: CONNS }, async () => {
           while (left-- > 0) await one();
         }),
       );
@@ -116,7 +131,7 @@ async function measure(dir, port) {
 
 const results = [];
 for (const [i, dir] of dirs.entries()) {
-  const perRequest = await measure(path.resolve(dir), 18300 + i);
+  const perRequest = await measure(dir === NODE_HTTP ? dir : path.resolve(dir), 18300 + i);
   results.push(perRequest);
   console.log(`${scenario} ${dir}: ${Math.round(perRequest)} instructions a request (${N} requests after ${WARM})`);
 }
