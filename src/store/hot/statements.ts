@@ -36,8 +36,8 @@ export const PROJECT_EXISTS = 'SELECT 1 FROM projects WHERE id = ?';
 /**
  * `rows` request-log entries (id, project id, time, entry JSON, position) in one statement, in
  * order (the position keeps it: a semi-join may reorder rows); rows of a project deleted
- * meanwhile are dropped (PostgreSQL: one round trip for a chunk; VALUES names its columns
- * column1…, as SQLite's does).
+ * meanwhile are dropped. PostgreSQL's (one round trip for a chunk); SQLite writes a row at a time
+ * (LOG_ROW). VALUES names its columns column1….
  */
 export function logInsert(rows: number): string {
   return `INSERT INTO request_log (id, project_id, at, entry)
