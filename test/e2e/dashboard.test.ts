@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { longestMainThreadTask } from './main-thread.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -734,34 +735,39 @@ describe('dashboard', () => {
     const page = await context.newPage();
     await page.goto(`${base}/projects/${project.id}/requests`);
     await visible(page.getByRole('heading', { name: 'Waiting for requests' }));
-    await page.evaluate(`new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration); })
-        .observe({ type: 'longtask', buffered: false });`);
-    /** 200 requests/s for 3 s (bursts of 20 every 100 ms, to loopback); the longest task meanwhile. */
+    /** 200 requests/s for 3 s (bursts of 20 every 100 ms, to loopback); the page's longest task meanwhile. */
     let sent = 0;
-    const flood = async () => {
-      await page.evaluate('window.__longest = 0');
-      const started = Date.now();
-      for (let tick = 0; tick < 30; tick++) {
-        await Promise.all(
-          Array.from({ length: 20 }, (_, i) =>
-            fetch(`${base}/m/${project.id}/items/${sent + i}${i % 2 ? '?odd=1' : ''}`).then((r) => r.arrayBuffer()),
-          ),
-        );
-        sent += 20;
-        const due = started + (tick + 1) * 100;
-        if (Date.now() < due) await new Promise((r) => setTimeout(r, due - Date.now()));
-      }
-      // the newest request is on screen: every entry of the flood has been merged
-      await visible(page.getByText(new RegExp(`^/items/${sent - 1}\\?odd=1$`)));
-      return (await page.evaluate('window.__longest')) as number;
-    };
-    // The bound is on what the page does. While other test files run on the same 2 cores the OS can
-    // also deschedule the renderer; a task the page causes shows in every attempt (the unvirtualized
-    // list did: 119–205 ms each time), a scheduling spike in one.
+    const flood = () =>
+      longestMainThreadTask(browser as Browser, page, async () => {
+        const started = Date.now();
+        for (let tick = 0; tick < 30; tick++) {
+          await Promise.all(
+            Array.from({ length: 20 }, (_, i) =>
+              fetch(`${base}/m/${project.id}/items/${sent + i}${i % 2 ? '?odd=1' : ''}`).then((r) => r.arrayBuffer()),
+            ),
+          );
+          sent += 20;
+          const due = started + (tick + 1) * 100;
+          if (Date.now() < due) await new Promise((r) => setTimeout(r, due - Date.now()));
+        }
+        // the newest request is on screen: every entry of the flood has been merged
+        await visible(page.getByText(new RegExp(`^/items/${sent - 1}\\?odd=1$`)));
+      });
+    // The bound is on what the page does: a task's thread time (main-thread.ts says why not its wall
+    // time), at the Long Tasks API's 50 ms. The page's longest here reads 13–18 ms, also with three
+    // busy loops beside it; with every one of the 500 rows rendered (no virtualization) it read 57 once
+    // and under 50 once, so the list's size is checked below as well.
+    // A task the page causes shows in every attempt; a VM's stolen time, if ever, in one.
     const longest = [await flood()];
-    while (longest[longest.length - 1] >= 100 && longest.length < 3) longest.push(await flood());
-    expect(longest[longest.length - 1], `the longest main-thread task took ${longest.join(', ')} ms`).toBeLessThan(100);
+    while (longest[longest.length - 1].threadMs >= 50 && longest.length < 3) longest.push(await flood());
+    const told = longest.map((t) => `${t.threadMs} ms of thread time (${t.wallMs} ms wall, of ${t.tasks} tasks)`);
+    expect(longest[0].tasks, 'the trace holds the main thread’s tasks').toBeGreaterThan(100);
+    expect(longest[longest.length - 1].threadMs, `the longest main-thread task: ${told.join('; ')}`).toBeLessThan(50);
     await poll(() => page.getByText('500 shown').count()).toBe(1);
+    // only the rows near the view are in the page
+    const requestRows = page.getByRole('list', { name: 'Requests', exact: true }).getByRole('listitem');
+    expect(await requestRows.first().getAttribute('aria-setsize')).toBe('500');
+    expect(await requestRows.count()).toBeLessThan(60);
     // and the page still answers at once: a filter applies to the 500 entries
     await page.getByRole('combobox', { name: 'Status' }).selectOption('4xx');
     await visible(page.getByText('250 of 500 shown'));
