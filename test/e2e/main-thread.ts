@@ -4,9 +4,11 @@
  * time the OS gave other processes meanwhile.
  *
  * A `longtask` observer sees wall time only. While other test files run on the same 2 cores the
- * renderer is descheduled now and then, and a task of 10–15 ms of work reads 150–300 ms (seen in
- * CI); its thread time does not move. Every renderer's main thread counts, so another page left
- * open could only make the reading larger, never hide a long task of this one.
+ * renderer waits for a core now and then: CI read 146–309 ms of wall time for the flood's longest
+ * task, where its tasks take 13–20 ms of thread time here (also with three busy loops beside it),
+ * and wall times of 40–85 ms show on an otherwise idle machine. Every renderer's main thread counts,
+ * so another page left open could only make the reading larger, never hide a long task of this one.
+ * A trace without thread times (`tdur`) reads 0 ms: the caller checks that it read more.
  */
 import type { Browser, Page } from 'playwright-core';
 
