@@ -17,7 +17,6 @@
 //   NODE_HTTP_PORT=18180 MOCKYARD_PORT=18190 (S4-pg uses MOCKYARD_PORT and MOCKYARD_PORT+1)
 //   MOCKYARD_DIR=<this checkout> MOCKYARD_REF=<git ref: benchmark a built snapshot of it> MOCKYARD_START_TIMEOUT_S=300 S6_PROJECTS=1000 S6_ENDPOINTS=10000 SETUP_CONCURRENCY=20 EXACT_N=3000
 //   QUIET_MAX_PCT=15 QUIET_TIMEOUT_S=120 MAX_TOTAL_S=3600 KEEP_TMP=0
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,7 +33,6 @@ import {
   log,
   MAX_TOTAL_S,
   MOCKYARD_REF,
-  ROOT,
   RUNS,
   requireFromRoot,
   round1,
@@ -112,15 +110,6 @@ async function main() {
   if (WRITE_RESULTS) {
     const out = path.join(HERE, 'RESULTS.md');
     fs.writeFileSync(out, md);
-    // the repository's Biome formats Markdown too (`npm run check` would fail on the raw tables)
-    try {
-      execFileSync(path.join(ROOT, 'node_modules', '.bin', 'biome'), ['format', '--write', out], {
-        cwd: ROOT,
-        stdio: 'ignore',
-      });
-    } catch (e) {
-      log(`biome format ${out} failed (${e.message.split('\n')[0]}): run npx biome check --write bench`);
-    }
     log(`wrote ${out}`);
   }
   log(`raw results: ${path.join(WORK, 'results.json')}; server logs: ${LOG_DIR}`);
