@@ -44,8 +44,8 @@ export async function longestMainThreadTask(
   } finally {
     trace = await browser.stopTracing();
   }
-  const parsed = JSON.parse(trace.toString());
-  const events: TraceEvent[] = Array.isArray(parsed) ? parsed : parsed.traceEvents;
+  // Chromium's trace is an object: { traceEvents, metadata }
+  const events: TraceEvent[] = JSON.parse(trace.toString()).traceEvents;
   const mains = new Set(
     events
       .filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
