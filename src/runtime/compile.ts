@@ -5,6 +5,7 @@
 import type { CollectionOperation, RuleRecord, RuleTrace, Step, StorageScope } from '../domain/model.js';
 import { type CompiledCondition, compileCondition } from './conditions.js';
 import type { ProjectConfig } from './ports.js';
+import { type PreparedHead, prepareHead } from './prepared-head.js';
 import { answerHeaders, type OutHeaders, sendableHeaderValue } from './respond.js';
 import { Router } from './router.js';
 import { compileSequence, type Sequence } from './sequence.js';
@@ -32,7 +33,12 @@ export interface CompiledStep {
   readonly index: number;
   readonly of: number;
   /** the whole answer, prebuilt, when nothing in it is templated */
-  readonly fixed: { readonly body: string; readonly headers: Readonly<OutHeaders> } | null;
+  readonly fixed: {
+    readonly body: string;
+    readonly headers: Readonly<OutHeaders>;
+    /** the answer's head, spelled (null: node spells it each time) */
+    readonly head: PreparedHead | null;
+  } | null;
 }
 
 export type CompiledAction =
@@ -102,6 +108,9 @@ export interface CompiledEndpoint {
    * request log keeps a reference, so a per-request object would live as long as its place in the
    * log's ring) */
   fixedHeaders: OutHeaders | null;
+  /** the default answer's head, spelled on its first answer (undefined: not yet; null: node
+   * spells it each time) */
+  head: PreparedHead | null | undefined;
   /** the default body's template when it is templated, else null */
   readonly defaultBody: Template | null;
   /** some template or condition reads the endpoint's storage: load it before evaluating */
@@ -197,14 +206,13 @@ function compileStep(s: Step, index: number, of: number, sources: string[], endp
   if (body.constant !== undefined && headers.every(([, t]) => constant(t)) && (!contentType || constant(contentType))) {
     const text = body.constant;
     const own = contentType?.constant;
-    fixed = {
-      body: text,
-      headers: answerHeaders(
-        headers.map(([k, t]) => [k, t.constant as string] as const),
-        own !== undefined && sendableHeaderValue(own) ? own : endpointContentType,
-        Buffer.byteLength(text),
-      ),
-    };
+    const length = Buffer.byteLength(text);
+    const answer = answerHeaders(
+      headers.map(([k, t]) => [k, t.constant as string] as const),
+      own !== undefined && sendableHeaderValue(own) ? own : endpointContentType,
+      length,
+    );
+    fixed = { body: text, headers: answer, head: prepareHead(s.statusCode, answer, length) };
   }
   return {
     statusCode: s.statusCode,
@@ -313,6 +321,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       fixedBody,
       fixedLength: fixedBody === null ? 0 : Buffer.byteLength(fixedBody),
       fixedHeaders: null,
+      head: undefined,
       defaultBody: fixedBody === null ? defaultBody : null,
       readsStorage,
       readsProjectStorage,

@@ -11,6 +11,7 @@ import type { ServerResponse } from 'node:http';
 import { AppError, errorBody } from '../errors.js';
 import type { CompiledEndpoint, CompiledStep } from './compile.js';
 import type { MockContext } from './context.js';
+import { type PreparedHead, prepareHead, sendPrepared } from './prepared-head.js';
 import type { CapExceeded } from './template.js';
 
 export const CORS = 'access-control-allow-origin';
@@ -107,6 +108,14 @@ function finalStatus(res: ServerResponse, status: number, headers: OutHeaders): 
   return 200;
 }
 
+/** Notes an answer written from its prepared head (as writeAnswer does); the status. */
+function noted(note: AnswerNote, headers: Readonly<OutHeaders>, body: string, status: number): number {
+  note.sentHeaders = headers;
+  note.sentBody = body;
+  note.sentShared = false;
+  return status;
+}
+
 /** Writes an answer; the status written (a 1xx becomes 200, see finalStatus). */
 export function writeAnswer(
   res: ServerResponse,
@@ -135,13 +144,28 @@ export function writeDefault(
   length: number,
   note: AnswerNote,
 ): number {
-  return writeAnswer(res, ep.statusCode, defaultHeaders(ep.contentType, length), body, note);
+  const headers = defaultHeaders(ep.contentType, length);
+  const head = defaultHead(ep);
+  if (head && sendPrepared(res, ep.statusCode, head.before + length + head.after, body))
+    return noted(note, headers, body, ep.statusCode);
+  return writeAnswer(res, ep.statusCode, headers, body, note);
 }
 
 const defaultHeaders = (contentType: string, length: number): OutHeaders =>
   contentType === ''
     ? { 'content-length': length, [CORS]: '*', [CSP]: MOCK_CSP }
     : { 'content-type': contentType, 'content-length': length, [CORS]: '*', [CSP]: MOCK_CSP };
+
+/** The endpoint's default head, spelled on its first answer (prepared-head.ts). */
+function defaultHead(ep: CompiledEndpoint): PreparedHead | null {
+  if (ep.head === undefined)
+    ep.head = prepareHead(
+      ep.statusCode,
+      defaultHeaders(ep.contentType, 0),
+      ep.fixedBody === null ? null : ep.fixedLength,
+    );
+  return ep.head;
+}
 
 /** The endpoint's fixed default answer, with its shared headers. */
 export function writeFixed(
@@ -150,7 +174,11 @@ export function writeFixed(
   note: AnswerNote,
 ): number {
   ep.fixedHeaders ??= defaultHeaders(ep.contentType, ep.fixedLength);
-  const status = writeAnswer(res, ep.statusCode, ep.fixedHeaders, ep.fixedBody, note);
+  const head = defaultHead(ep)?.whole;
+  const status =
+    head && sendPrepared(res, ep.statusCode, head, ep.fixedBody)
+      ? noted(note, ep.fixedHeaders, ep.fixedBody, ep.statusCode)
+      : writeAnswer(res, ep.statusCode, ep.fixedHeaders, ep.fixedBody, note);
   note.sentShared = true;
   return status;
 }
@@ -234,6 +262,12 @@ function emitStep(
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nlskdu018973t09sylgasjkfg1][]'./.sdlv",
       );
       return 0;
+  }
+  const head = step.fixed?.head?.whole;
+  if (head && sendPrepared(res, step.statusCode, head, body)) {
+    noted(note, headers, body, step.statusCode);
+    note.sentShared = true;
+    return step.statusCode;
   }
   try {
     const status = writeAnswer(res, step.statusCode, headers as OutHeaders, body, note);

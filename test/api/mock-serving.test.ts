@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/databases.js';
 import { expectError } from '../helpers/expect.js';
+import { exchange } from '../helpers/raw-http.js';
 import { request, startTestServer, type TestClient, type TestServer } from '../helpers/server.js';
 
 describe.each(DIALECTS)('mock serving on %s', (dialect) => {
@@ -84,6 +85,39 @@ describe.each(DIALECTS)('mock serving on %s', (dialect) => {
     const head = await c.mock(pid, 'HEAD', '/fixed');
     expect(head).toMatchObject({ status: 200, text: '' });
     expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(fixed)));
+  });
+
+  it('answers pipelined requests on a kept-alive connection, and closes it when the client asks', async () => {
+    const pid = await project();
+    await endpoint(pid, { method: 'GET', path: '/fixed', statusCode: 404, responseBody: 'gone' });
+    await endpoint(pid, { method: 'GET', path: '/hi/:name', responseBody: 'hi {{request.params.name}}' });
+    const stepped = await endpoint(pid, { method: 'GET', path: '/stepped', responseBody: 'default' });
+    await c.rule(u.token, pid, stepped.id, {
+      name: 'always',
+      conditions: [],
+      response: { mode: 'loop', steps: [{ statusCode: 201, body: 'step', headers: { 'x-step': 'one' } }] },
+    });
+    const { port } = new URL(s.running.url);
+    const get = (path: string, extra = '') => `GET /m/${pid}${path} HTTP/1.1\r\nHost: t\r\n${extra}\r\n`;
+    const kept = await exchange(Number(port), get('/fixed') + get('/hi/ada') + get('/stepped'), { answers: 3 });
+    const answers = kept.text.split(/(?=HTTP\/1\.1 )/);
+    expect(answers.map((a) => a.slice(0, a.indexOf('\r\n')))).toEqual([
+      'HTTP/1.1 404 Not Found',
+      'HTTP/1.1 200 OK',
+      'HTTP/1.1 201 Created',
+    ]);
+    expect(answers.map((a) => a.slice(a.indexOf('\r\n\r\n') + 4))).toEqual(['gone', 'hi ada', 'step']);
+    for (const a of answers) {
+      expect(a).toContain('content-security-policy: sandbox ');
+      expect(a).toContain('Date: -\r\nConnection: keep-alive\r\nKeep-Alive: timeout=');
+    }
+    expect(answers[2]).toContain('x-step: one\r\n');
+    expect(kept.closed).toBe(false);
+    for (const request of [get('/fixed', 'Connection: close\r\n'), `GET /m/${pid}/hi/bo HTTP/1.0\r\n\r\n`]) {
+      const closing = await exchange(Number(port), request, { close: true });
+      expect(closing.text).toContain('Connection: close\r\n');
+      expect(closing.closed).toBe(true);
+    }
   });
 
   it('literal segments win over :name, which wins over *, whatever the creation order', async () => {

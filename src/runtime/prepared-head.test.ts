@@ -1,0 +1,172 @@
+/**
+ * A prepared head against node's own writeHead, on this node: a real server answers each request
+ * twice over — once through `writeHead` + `end`, once through `sendPrepared` (falling back to
+ * `writeHead` as the mock path does) — and a raw socket compares the bytes, the Date line aside.
+ */
+import http from 'node:http';
+import type net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { exchange } from '../../test/helpers/raw-http.js';
+import { prepareHead, sendPrepared } from './prepared-head.js';
+
+const BODY = '{"hello":"wörld"}';
+const HEADERS = {
+  'content-type': 'application/json',
+  'content-length': Buffer.byteLength(BODY),
+  'access-control-allow-origin': '*',
+  'x-many': ['one', 'two'],
+};
+
+let server: http.Server | null = null;
+afterEach(async () => {
+  const s = server;
+  server = null;
+  if (s) await new Promise((resolve) => s.close(resolve));
+});
+
+/**
+ * A server answering `/node` through writeHead and `/prepared` through sendPrepared (writeHead when
+ * it declines); `used` lists, per prepared request, whether the prepared head went out.
+ */
+async function start(options: http.ServerOptions & { keepAliveTimeout?: number; maxRequestsPerSocket?: number } = {}) {
+  const used: boolean[] = [];
+  const s = http.createServer(options, (req, res) => {
+    const status = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('status') ?? 200);
+    if (req.url?.includes('set-header')) res.setHeader('x-set', 'early');
+    if (req.url?.startsWith('/prepared')) {
+      const head = prepareHead(status, HEADERS, Buffer.byteLength(BODY))?.whole;
+      const sent = head !== undefined && head !== null && sendPrepared(res, status, head, BODY);
+      used.push(sent);
+      if (sent) return;
+    }
+    res.writeHead(status, HEADERS);
+    res.end(BODY);
+  });
+  if (options.keepAliveTimeout !== undefined) s.keepAliveTimeout = options.keepAliveTimeout;
+  if (options.maxRequestsPerSocket !== undefined) s.maxRequestsPerSocket = options.maxRequestsPerSocket;
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  server = s;
+  return { port: (s.address() as net.AddressInfo).port, used };
+}
+
+/** The same request(s) through both doors: the bytes of each, and whether the server closed. */
+async function both(port: number, request: (path: string) => string, options: Parameters<typeof exchange>[2] = {}) {
+  const node = await exchange(port, request('/node'), options);
+  const prepared = await exchange(port, request('/prepared'), options);
+  return { node, prepared };
+}
+
+const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: t\r\n${extra}\r\n`;
+
+describe('sendPrepared', () => {
+  it('sends the bytes node sends for a keep-alive answer, with its Keep-Alive line', async () => {
+    const { port, used } = await start();
+    const { node, prepared } = await both(port, (p) => get(p));
+    expect(used).toEqual([true]);
+    expect(prepared).toEqual(node);
+    expect(node.closed).toBe(false);
+    expect(node.text).toContain('Connection: keep-alive\r\nKeep-Alive: timeout=5\r\n');
+    expect(node.text).toContain('x-many: one\r\nx-many: two\r\n');
+    expect(node.text.endsWith(`\r\n\r\n${Buffer.from(BODY).toString('latin1')}`)).toBe(true);
+  });
+
+  it('sends a head without a body for HEAD, as node does', async () => {
+    const { port, used } = await start();
+    const { node, prepared } = await both(port, (p) => `HEAD ${p} HTTP/1.1\r\nHost: t\r\n\r\n`, { head: true });
+    expect(used).toEqual([true]);
+    expect(prepared).toEqual(node);
+    expect(node.text).toMatch(/content-length: 18\r\n[\s\S]*\r\n\r\n$/);
+  });
+
+  it('answers pipelined requests in order, each as node does', async () => {
+    const { port, used } = await start();
+    const { node, prepared } = await both(port, (p) => get(`${p}?status=201`) + get(`${p}?status=404`) + get(p), {
+      answers: 3,
+    });
+    expect(used).toEqual([true, true, true]);
+    expect(prepared).toEqual(node);
+    expect(node.text.match(/HTTP\/1\.1 \d+ [^\r]*/g)).toEqual([
+      'HTTP/1.1 201 Created',
+      'HTTP/1.1 404 Not Found',
+      'HTTP/1.1 200 OK',
+    ]);
+  });
+
+  it("follows the server's keep-alive settings: no timeout, and a request limit", async () => {
+    const off = await start({ keepAliveTimeout: 0 });
+    const a = await both(off.port, (p) => get(p));
+    expect(off.used).toEqual([true]);
+    expect(a.prepared).toEqual(a.node);
+    expect(a.node.text).not.toContain('Keep-Alive:');
+    await new Promise((resolve) => server?.close(resolve));
+    server = null;
+
+    const limited = await start({ maxRequestsPerSocket: 2 });
+    const b = await both(limited.port, (p) => get(p) + get(p), { answers: 2 });
+    // the second answer on the socket reaches the limit: node says it closes, and so does the fallback
+    expect(limited.used).toEqual([true, false]);
+    expect(b.prepared).toEqual(b.node);
+    expect(b.node.text).toContain('Keep-Alive: timeout=5, max=2\r\n');
+    expect(b.node.text).toContain('Connection: close\r\n');
+  });
+
+  it('leaves to node the answers that end the connection or wait for a continue', async () => {
+    const { port, used } = await start();
+    const cases: [(p: string) => string, { close?: boolean }][] = [
+      [(p) => get(p, 'Connection: close\r\n'), { close: true }],
+      [(p) => `GET ${p} HTTP/1.0\r\nHost: t\r\n\r\n`, { close: true }],
+      [(p) => `POST ${p} HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n`, {}],
+      [(p) => get(`${p}?set-header`), {}],
+    ];
+    for (const [request, options] of cases) {
+      const { node, prepared } = await both(port, request, options);
+      expect(prepared).toEqual(node);
+    }
+    expect(used).toEqual([false, false, false, false]);
+  });
+
+  it('sends nothing when the head is already out', async () => {
+    const { port } = await start();
+    const seen: boolean[] = [];
+    server?.removeAllListeners('request');
+    server?.on('request', (_req, res: http.ServerResponse) => {
+      res.writeHead(200, { 'content-length': 2 });
+      seen.push(sendPrepared(res, 200, 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n', 'no'));
+      res.end('ok');
+    });
+    const { text } = await exchange(port, get('/'));
+    expect(seen).toEqual([false]);
+    expect(text.endsWith('\r\n\r\nok')).toBe(true);
+  });
+});
+
+describe('prepareHead', () => {
+  it('spells the status line and headers around the length', () => {
+    const head = prepareHead(201, { 'content-type': 'text/plain', 'Content-Length': 0, 'x-a': 'b' }, null);
+    expect(head).toEqual({
+      before: 'HTTP/1.1 201 Created\r\ncontent-type: text/plain\r\nContent-Length: ',
+      after: '\r\nx-a: b\r\n',
+      whole: null,
+    });
+    expect(prepareHead(299, { 'content-length': 1 }, 1)?.whole).toBe('HTTP/1.1 299 unknown\r\ncontent-length: 1\r\n');
+  });
+
+  it('leaves to node what it writes its own way or refuses', () => {
+    const cl = { 'content-length': 1 };
+    for (const status of [100, 103, 204, 304, 1000, 99]) expect(prepareHead(status, cl, 1)).toBeNull();
+    for (const name of [
+      'Connection',
+      'keep-alive',
+      'Transfer-Encoding',
+      'date',
+      'Expect',
+      'trailer',
+      'content-disposition',
+    ])
+      expect(prepareHead(200, { ...cl, [name]: 'x' }, 1)).toBeNull();
+    expect(prepareHead(200, { ...cl, 'bad name': 'x' }, 1)).toBeNull();
+    expect(prepareHead(200, { ...cl, 'x-a': 'line\nbreak' }, 1)).toBeNull();
+    expect(prepareHead(200, { 'x-a': 'b' }, 1)).toBeNull();
+    expect(prepareHead(200, { ...cl, 'Content-Length': 1 }, 1)).toBeNull();
+  });
+});

@@ -1,0 +1,164 @@
+/**
+ * An answer's head spelled once and sent as it is. node's `writeHead` validates and spells every
+ * header of every answer — two regular-expression tests, a lower-casing and a string join per
+ * header, ~6,900 instructions of a fixed answer's ~31,000 under S1 (callgrind, its `_storeHeader`)
+ * — where a mock's fixed answer has the same status line and headers every time, and a rendered
+ * one the same but for its length. So those heads are validated and spelled when first needed
+ * (`prepareHead`), and `sendPrepared` hands node the finished head with the Date and Connection
+ * lines node itself would add.
+ *
+ * It does so through the response's head fields as node's own `writeHead` leaves them (`_header`,
+ * `_headerSent`), only for the plain case — an HTTP/1.1 keep-alive answer of 2xx–5xx (not 204 or
+ * 304) to a request without `Expect`, on a socket that may stay open — and checks each of the
+ * fields that case reads first: anything else (or a node whose fields differ) takes `writeHead`.
+ * test/api/prepared-head.test.ts compares both ways byte for byte, on this node.
+ */
+import { OutgoingMessage, type ServerResponse, STATUS_CODES, validateHeaderName, validateHeaderValue } from 'node:http';
+
+type HeaderValue = string | number | readonly string[];
+
+/** A head spelled around its `content-length` value: `before` + length + `after` (and `whole`,
+ * the three joined, when the length is fixed). */
+export interface PreparedHead {
+  readonly before: string;
+  readonly after: string;
+  readonly whole: string | null;
+}
+
+/**
+ * Header names node's `writeHead` acts on beyond spelling them (they set how the connection ends,
+ * the body's framing or node's own Date line), and `content-disposition`, whose value node
+ * re-encodes: a head with one of them is left to node.
+ */
+const NODE_ACTS_ON = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'date',
+  'expect',
+  'trailer',
+  'content-disposition',
+  'cookie',
+]);
+
+/**
+ * The head of an answer with `status` and `headers` (in their order, as node spells them), split at
+ * its content-length value, or null when node must write it: a 1xx, 204 or 304 status (node sends
+ * those without a body), a header node acts on (NODE_ACTS_ON), a name or value node refuses, or no
+ * single `content-length`. `length` fills in `whole`.
+ */
+export function prepareHead(
+  status: number,
+  headers: Readonly<Record<string, HeaderValue>>,
+  length: number | null,
+): PreparedHead | null {
+  if (!Number.isInteger(status) || status < 200 || status > 999 || status === 204 || status === 304) return null;
+  let before = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
+  let after: string | null = null;
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    if (NODE_ACTS_ON.has(lower)) return null;
+    if (lower === 'content-length') {
+      if (after !== null) return null;
+      before += `${name}: `;
+      after = '\r\n';
+      continue;
+    }
+    const value = headers[name];
+    let lines = '';
+    try {
+      validateHeaderName(name);
+      // an array is one line per value, as node spells it (`cookie`, which it joins, is left to node)
+      for (const v of typeof value === 'object' ? value : [value]) {
+        validateHeaderValue(name, String(v));
+        lines += `${name}: ${v}\r\n`;
+      }
+    } catch {
+      return null;
+    }
+    if (after === null) before += lines;
+    else after += lines;
+  }
+  if (after === null) return null;
+  return { before, after, whole: length === null ? null : before + length + after };
+}
+
+/** The fields of node's response (`_http_outgoing`, `_http_server`) that its `writeHead` reads
+ * and writes in the plain case. */
+interface NodeResponse {
+  _header: string | null;
+  _headerSent: boolean;
+  sendDate: boolean;
+  shouldKeepAlive: boolean;
+  maxRequestsOnConnectionReached: boolean;
+  _removedConnection: boolean;
+  _expect_continue: boolean;
+  chunkedEncoding: boolean;
+  strictContentLength: boolean;
+  statusCode: number;
+  statusMessage: string | undefined;
+  _keepAliveTimeout: number;
+  _defaultKeepAlive: boolean;
+  _maxRequestsPerSocket: number | null | undefined;
+}
+
+/** Where node keeps headers set one by one (`setHeader`), which `writeHead` adds to its own: an
+ * answer with any takes `writeHead`, and without the key (a node that keeps them elsewhere) all do. */
+const OUT_HEADERS = Object.getOwnPropertySymbols(new OutgoingMessage()).find((s) => s.description === 'kOutHeaders');
+
+/** node's Date line for the current second (as its `utcDate`: made once a second). */
+let dateLine = '';
+function date(): string {
+  if (dateLine === '') {
+    const now = new Date();
+    dateLine = `Date: ${now.toUTCString()}\r\n`;
+    setTimeout(() => {
+      dateLine = '';
+    }, 1000 - now.getMilliseconds()).unref();
+  }
+  return dateLine;
+}
+
+/** node's Connection lines for a keep-alive answer, by the server's keep-alive settings. */
+let keepAliveMs = -1;
+let maxRequests = -1;
+let connectionLines = '';
+function connection(r: NodeResponse): string {
+  if (!r._keepAliveTimeout || !r._defaultKeepAlive) return 'Connection: keep-alive\r\n';
+  const max = ~~(r._maxRequestsPerSocket ?? 0);
+  if (r._keepAliveTimeout !== keepAliveMs || max !== maxRequests) {
+    keepAliveMs = r._keepAliveTimeout;
+    maxRequests = max;
+    const limit = max > 0 ? `, max=${max}` : '';
+    connectionLines = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(keepAliveMs / 1000)}${limit}\r\n`;
+  }
+  return connectionLines;
+}
+
+/**
+ * Sends `head` (a prepared head, its length filled in) and `body` as `writeHead(status, headers)`
+ * and `end(body)` would, when the answer is the plain case; false, and nothing sent, otherwise.
+ */
+export function sendPrepared(res: ServerResponse, status: number, head: string, body: string): boolean {
+  const r = res as unknown as NodeResponse & Record<symbol, unknown>;
+  if (
+    OUT_HEADERS === undefined ||
+    r[OUT_HEADERS] !== null ||
+    r._header !== null ||
+    r._headerSent !== false ||
+    r.sendDate !== true ||
+    r.shouldKeepAlive !== true ||
+    r.maxRequestsOnConnectionReached !== false ||
+    r._removedConnection !== false ||
+    r._expect_continue !== false ||
+    r.chunkedEncoding !== false ||
+    r.strictContentLength !== false ||
+    r.statusMessage !== undefined
+  )
+    return false;
+  r.statusCode = status;
+  r.statusMessage = STATUS_CODES[status] ?? 'unknown';
+  r._header = `${head}${date()}${connection(r)}\r\n`;
+  res.end(body);
+  return true;
+}
