@@ -11,7 +11,8 @@
 //   a checkout named `node-http` is bench/node-http-server.mjs, the bare reference server (no setup)
 //   WARM (8000) and N (8000) requests over CONNS (8) connections; needs valgrind (`apt-get install -y valgrind`)
 //   Closer to the bench's flood: CONNS=50 MOCKYARD_REQUEST_LOG_KEEP=100 WARM=20000 (the log's ring
-//   overflows between writes, so few entries are written, and the JIT has settled in both servers)
+//   overflows between writes, so few entries are written, and the JIT has settled in both servers);
+//   MOCKYARD_REQUEST_LOG_FLUSH_MS=600000 instead leaves the log's writes out of the count altogether
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';

@@ -16,6 +16,8 @@ export interface Config {
   sessionIdleHours: number;
   /** Request-log entries kept per project. */
   requestLogKeep: number;
+  /** How often (ms) the request log writes its queued entries to the database. */
+  requestLogFlushMs: number;
   maxProjectsPerUser: number;
   maxEndpointsPerProject: number;
   /** Login and register attempts per client address per minute (per email: a third of it). */
@@ -104,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     sessionIdleHours: Number(env.MOCKYARD_SESSION_IDLE_HOURS ?? 24) || 24,
     requestLogKeep: int(env, 'MOCKYARD_REQUEST_LOG_KEEP', 1000, 100, 100_000),
+    requestLogFlushMs: int(env, 'MOCKYARD_REQUEST_LOG_FLUSH_MS', 250, 50, 600_000),
     maxProjectsPerUser: int(env, 'MOCKYARD_MAX_PROJECTS', 2000, 1, 1_000_000),
     maxEndpointsPerProject: int(env, 'MOCKYARD_MAX_ENDPOINTS', 20_000, 1, 1_000_000),
     authRatePerMinute: int(env, 'MOCKYARD_AUTH_RATE_LIMIT', 30, 1, 1_000_000),

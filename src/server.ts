@@ -92,6 +92,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
   const egress = limitEgress(createEgress({ allowTargets: config.allowTargets }), config.maxEgressInFlight);
   const requestLog = new RequestLog(store, log, {
     keepPerProject: config.requestLogKeep,
+    flushMs: config.requestLogFlushMs,
     shared: store.pgPool !== null,
   });
   await requestLog.start();
