@@ -11,7 +11,7 @@
  * `_headerSent`), only for the plain case — an HTTP/1.1 keep-alive answer of 2xx–5xx (not 204 or
  * 304) to a request without `Expect`, on a socket that may stay open — and checks each of the
  * fields that case reads first: anything else (or a node whose fields differ) takes `writeHead`.
- * test/api/prepared-head.test.ts compares both ways byte for byte, on this node.
+ * prepared-head.test.ts compares both ways byte for byte on the node that runs the tests.
  */
 import { OutgoingMessage, type ServerResponse, STATUS_CODES, validateHeaderName, validateHeaderValue } from 'node:http';
 
