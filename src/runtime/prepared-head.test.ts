@@ -35,10 +35,13 @@ async function start(options: http.ServerOptions & { keepAliveTimeout?: number; 
     if (req.url?.includes('set-header')) res.setHeader('x-set', 'early');
     if (req.url?.startsWith('/prepared')) {
       const head = prepareHead(status, HEADERS, Buffer.byteLength(BODY))?.whole;
-      const sent = head !== undefined && head !== null && sendPrepared(res, status, head, BODY);
+      const sent = head !== undefined && head !== null && sendPrepared(res, status, head, BODY, HEADERS);
       used.push(sent);
+      // `?drop`: the connection is to end after the answer, decided once the prepared one is queued
+      if (sent && req.url.includes('drop')) res.shouldKeepAlive = false;
       if (sent) return;
     }
+    if (req.url?.includes('drop')) res.shouldKeepAlive = false;
     res.writeHead(status, HEADERS);
     res.end(BODY);
   });
@@ -125,13 +128,22 @@ describe('sendPrepared', () => {
     expect(used).toEqual([false, false, false, false]);
   });
 
+  it('writes through writeHead when the response leaves the plain case before the end of the turn', async () => {
+    const { port, used } = await start();
+    const { node, prepared } = await both(port, (p) => get(`${p}?drop`), { close: true });
+    expect(used).toEqual([true]);
+    expect(prepared).toEqual(node);
+    expect(node.text).toContain('Connection: close\r\n');
+    expect(node.closed).toBe(true);
+  });
+
   it('sends nothing when the head is already out', async () => {
     const { port } = await start();
     const seen: boolean[] = [];
     server?.removeAllListeners('request');
     server?.on('request', (_req, res: http.ServerResponse) => {
       res.writeHead(200, { 'content-length': 2 });
-      seen.push(sendPrepared(res, 200, 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n', 'no'));
+      seen.push(sendPrepared(res, 200, 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n', 'no', { 'content-length': 2 }));
       res.end('ok');
     });
     const { text } = await exchange(port, get('/'));

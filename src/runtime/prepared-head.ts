@@ -14,6 +14,7 @@
  * prepared-head.test.ts compares both ways byte for byte on the node that runs the tests.
  */
 import { OutgoingMessage, type ServerResponse, STATUS_CODES, validateHeaderName, validateHeaderValue } from 'node:http';
+import type { OutHeaders } from './respond.js';
 
 type HeaderValue = string | number | readonly string[];
 
@@ -135,30 +136,94 @@ function connection(r: NodeResponse): string {
   return connectionLines;
 }
 
+/** Whether `r` is in the plain case: node's `writeHead` would send a keep-alive head of ours. */
+function plain(r: NodeResponse & Record<symbol, unknown>): boolean {
+  return (
+    OUT_HEADERS !== undefined &&
+    r[OUT_HEADERS] === null &&
+    r._header === null &&
+    r._headerSent === false &&
+    r.sendDate === true &&
+    r.shouldKeepAlive === true &&
+    r.maxRequestsOnConnectionReached === false &&
+    r._removedConnection === false &&
+    r._expect_continue === false &&
+    r.chunkedEncoding === false &&
+    r.strictContentLength === false &&
+    r.statusMessage === undefined
+  );
+}
+
+/** The answers queued in this turn, in order (two sets: one fills while the other is written). */
+class Batch {
+  res: ServerResponse[] = [];
+  status: number[] = [];
+  head: string[] = [];
+  body: string[] = [];
+  headers: Readonly<OutHeaders>[] = [];
+  n = 0;
+}
+let filling = new Batch();
+let spare = new Batch();
+
 /**
- * Sends `head` (a prepared head, its length filled in) and `body` as `writeHead(status, headers)`
- * and `end(body)` would, when the answer is the plain case; false, and nothing sent, otherwise.
+ * Writes the answers queued in this turn, in the order they were queued: from the prepared head
+ * while the response is still in the plain case, else through `writeHead` with their headers.
  */
-export function sendPrepared(res: ServerResponse, status: number, head: string, body: string): boolean {
-  const r = res as unknown as NodeResponse & Record<symbol, unknown>;
-  if (
-    OUT_HEADERS === undefined ||
-    r[OUT_HEADERS] !== null ||
-    r._header !== null ||
-    r._headerSent !== false ||
-    r.sendDate !== true ||
-    r.shouldKeepAlive !== true ||
-    r.maxRequestsOnConnectionReached !== false ||
-    r._removedConnection !== false ||
-    r._expect_continue !== false ||
-    r.chunkedEncoding !== false ||
-    r.strictContentLength !== false ||
-    r.statusMessage !== undefined
-  )
-    return false;
-  r.statusCode = status;
-  r.statusMessage = STATUS_CODES[status] ?? 'unknown';
-  r._header = `${head}${date()}${connection(r)}\r\n`;
-  res.end(body);
+function flush(): void {
+  const b = filling;
+  filling = spare;
+  spare = b;
+  for (let i = 0; i < b.n; i++) {
+    const res = b.res[i];
+    const r = res as unknown as NodeResponse & Record<symbol, unknown>;
+    try {
+      if (plain(r)) {
+        r.statusCode = b.status[i];
+        r.statusMessage = STATUS_CODES[b.status[i]] ?? 'unknown';
+        r._header = `${b.head[i]}${date()}${connection(r)}\r\n`;
+        res.end(b.body[i]);
+      } else if (!res.headersSent && !res.destroyed) {
+        res.writeHead(b.status[i], b.headers[i] as OutHeaders);
+        res.end(b.body[i]);
+      }
+    } catch {
+      res.destroy();
+    }
+    b.res[i] = null as unknown as ServerResponse;
+    b.body[i] = '';
+    b.headers[i] = EMPTY;
+  }
+  b.n = 0;
+}
+const EMPTY: Readonly<OutHeaders> = Object.freeze({});
+
+/**
+ * Answers with `head` (a prepared head, its length filled in) and `body` as `writeHead(status,
+ * headers)` and `end(body)` would, when the answer is the plain case: queued, and written with
+ * every other answer of this turn at its end (a `setImmediate`), in order; false, and nothing
+ * queued, otherwise. Written together, a turn's answers reach the clients in one burst, and their
+ * next requests arrive together for the next turn: under wrk's 50 connections an S1 request cost
+ * ~45 % less CPU than answered one by one as it was parsed (the sequence scenario, whose answers
+ * wait for the hit counter's group commit at the end of the turn, already cost ~30 % less than
+ * the fixed answer). Should the response leave the plain case before the end of the turn, `headers`
+ * go through `writeHead` then.
+ */
+export function sendPrepared(
+  res: ServerResponse,
+  status: number,
+  head: string,
+  body: string,
+  headers: Readonly<OutHeaders>,
+): boolean {
+  if (!plain(res as unknown as NodeResponse & Record<symbol, unknown>)) return false;
+  const b = filling;
+  if (b.n === 0) setImmediate(flush);
+  const i = b.n++;
+  b.res[i] = res;
+  b.status[i] = status;
+  b.head[i] = head;
+  b.body[i] = body;
+  b.headers[i] = headers;
   return true;
 }

@@ -146,7 +146,7 @@ export function writeDefault(
 ): number {
   const headers = defaultHeaders(ep.contentType, length);
   const head = defaultHead(ep);
-  if (head && sendPrepared(res, ep.statusCode, head.before + length + head.after, body))
+  if (head && sendPrepared(res, ep.statusCode, head.before + length + head.after, body, headers))
     return noted(note, headers, body, ep.statusCode);
   return writeAnswer(res, ep.statusCode, headers, body, note);
 }
@@ -176,7 +176,7 @@ export function writeFixed(
   ep.fixedHeaders ??= defaultHeaders(ep.contentType, ep.fixedLength);
   const head = defaultHead(ep)?.whole;
   const status =
-    head && sendPrepared(res, ep.statusCode, head, ep.fixedBody)
+    head && sendPrepared(res, ep.statusCode, head, ep.fixedBody, ep.fixedHeaders)
       ? noted(note, ep.fixedHeaders, ep.fixedBody, ep.statusCode)
       : writeAnswer(res, ep.statusCode, ep.fixedHeaders, ep.fixedBody, note);
   note.sentShared = true;
@@ -264,7 +264,7 @@ function emitStep(
       return 0;
   }
   const head = step.fixed?.head?.whole;
-  if (head && sendPrepared(res, step.statusCode, head, body)) {
+  if (head && sendPrepared(res, step.statusCode, head, body, headers)) {
     noted(note, headers, body, step.statusCode);
     note.sentShared = true;
     return step.statusCode;
