@@ -124,9 +124,7 @@ export function writeAnswer(
   body: string,
   note: AnswerNote,
 ): number {
-  note.sentHeaders = headers;
-  note.sentBody = body;
-  note.sentShared = false;
+  noted(note, headers, body, status);
   const final = finalStatus(res, status, headers);
   res.writeHead(final, headers);
   res.end(body);
