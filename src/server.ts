@@ -14,6 +14,7 @@ import type { Config } from './config.js';
 import { configureParser } from './domain/openapi-import.js';
 import { SLUG } from './domain/validate.js';
 import { AppError, errorBody } from './errors.js';
+import { hostLines, isPlainTarget, normaliseTarget } from './request-target.js';
 import { createEgress } from './runtime/egress.js';
 import { Engine, limitEgress } from './runtime/engine.js';
 import { createMockHandler } from './runtime/mock-server.js';
@@ -66,6 +67,17 @@ export function mockHostMatcher(domain: string): (host: string | undefined) => s
     const slug = h.slice(0, h.length - suffix.length);
     return SLUG.test(slug) ? slug : '';
   };
+}
+
+/** A request refused before it is routed, in the API's error shape; the connection is closed after it. */
+function badRequest(res: http.ServerResponse, message: string): void {
+  const body = JSON.stringify(errorBody(new AppError('validation_failed', message, [{ path: '/', message }])));
+  res.writeHead(400, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  res.end(body);
 }
 
 function version(): string {
@@ -152,16 +164,24 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
           connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))),
         },
         (req, res) => {
-          const url = req.url;
+          // one spelling of the target before any check or route (src/request-target.ts)
+          let url = req.url ?? '/';
+          let targetHost: string | null = null;
+          if (!isPlainTarget(url)) {
+            const t = normaliseTarget(url);
+            if (t === null) return badRequest(res, 'The request target is neither a path nor an absolute URL');
+            req.url = url = t.url;
+            targetHost = t.host;
+          }
+          if (hostLines(req.rawHeaders) > 1) return badRequest(res, 'The request has more than one Host header');
           if (mockHost !== null) {
-            const slug = mockHost(req.headers.host);
+            const slug = mockHost(targetHost ?? req.headers.host);
             if (slug !== null) return mock.byHost(req, res, slug);
           }
-          if (url !== undefined && url.charCodeAt(0) === 47 && url.charCodeAt(1) === 109 && url.charCodeAt(2) === 47)
-            mock.byPath(req, res);
+          if (url.charCodeAt(0) === 47 && url.charCodeAt(1) === 109 && url.charCodeAt(2) === 47) mock.byPath(req, res);
           else if (root === null) handler(req, res);
           else if (
-            (url?.startsWith('/api/') && isAdmin(req.headers.authorization)) ||
+            (url.startsWith('/api/') && isAdmin(req.headers.authorization)) ||
             url === '/healthz' ||
             url === '/readyz'
           )

@@ -31,23 +31,32 @@ const KeyBody = Type.Object(
 );
 
 const forbidden = (message: string) => new AppError('forbidden', message);
-/** Reads that are POSTs: verification. */
-const READ_POSTS = /^\/api\/projects\/[^/]+\/requests\/(count|find)$/;
+/** Routes (as registered) that are reads although they are POSTs: verification. */
+const READ_POSTS = new Set(['/api/projects/:projectId/requests/count', '/api/projects/:projectId/requests/find']);
+/** Routes no key may call: keys, the password, the account, logging out a login session. */
+const KEYLESS = /^\/api\/auth\/(keys|password|logout|account)(\/|$)/;
 
-/** Throws unless the request's API key allows it (a request made with a login token is not checked). */
-export function checkKey(req: FastifyRequest, pathOnly: string): void {
+/**
+ * Throws unless the request's API key allows it (a request made with a login token is not checked).
+ * Reads the route the router matched and its parameters, never the URL as spelled.
+ */
+export function checkKey(req: FastifyRequest): void {
   const key = req.apiKey;
   if (!key) return;
-  if (/^\/api\/auth\/(keys|password|logout|account)(\/|$)/.test(pathOnly))
-    throw forbidden('An API key cannot manage keys, the password or the account');
-  const reading = req.method === 'GET' || req.method === 'HEAD' || (req.method === 'POST' && READ_POSTS.test(pathOnly));
+  const route = req.routeOptions.url ?? '';
+  if (KEYLESS.test(route)) throw forbidden('An API key cannot manage keys, the password or the account');
+  const reading = req.method === 'GET' || req.method === 'HEAD' || (req.method === 'POST' && READ_POSTS.has(route));
   if (key.scope === 'read' && !reading) throw forbidden('This API key may only read');
   if (key.projectIds) {
-    if (pathOnly === '/api/projects' && req.method !== 'GET')
+    if (route === '/api/projects' && req.method !== 'GET') throw forbidden('This API key is limited to its projects');
+    if (route === '/api/projects/import') throw forbidden('This API key is limited to its projects');
+    const params = (req.params ?? {}) as Record<string, string | undefined>;
+    const projectId = params.projectId ?? (route.startsWith('/api/projects/:id') ? params.id : undefined);
+    if (projectId !== undefined && !key.projectIds.includes(projectId))
+      throw new AppError('not_found', 'No such project');
+    // a route outside any project (other than listing projects and the caller) is not for a limited key
+    if (projectId === undefined && route !== '/api/projects' && route !== '/api/auth/me' && route !== '')
       throw forbidden('This API key is limited to its projects');
-    const m = /^\/api\/projects\/([^/]+)/.exec(pathOnly);
-    if (m && m[1] === 'import') throw forbidden('This API key is limited to its projects');
-    if (m && !key.projectIds.includes(decodeURIComponent(m[1]))) throw new AppError('not_found', 'No such project');
   }
 }
 

@@ -3,7 +3,6 @@
  * contract's errors, the management routes, the request log, OpenAPI, health, and the dashboard's
  * static files.
  */
-import { timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import { type Server, STATUS_CODES } from 'node:http';
 import path from 'node:path';
@@ -13,20 +12,19 @@ import Fastify, { type FastifyInstance, type FastifyServerFactory, LogController
 import type { Logger } from 'pino';
 import { AppError, errorBody, validationError } from '../errors.js';
 import { isUnavailable } from '../store/errors.js';
-import { apiKeyRoutes, checkKey, KEY_PREFIX } from './api-keys.js';
+import { apiKeyRoutes } from './api-keys.js';
 import { authRoutes } from './auth-routes.js';
 import { deliverPayloadTooLarge } from './body-limit.js';
 import { collectionRoutes } from './collection-routes.js';
 import type { ApiDeps } from './context.js';
 import { sendError } from './errors.js';
+import { installGuards, isApiPath } from './guards.js';
 import { importRoutes } from './import-routes.js';
 import { interopRoutes } from './interop-routes.js';
 import { logRoutes } from './log-routes.js';
-import { hashToken } from './passwords.js';
 import { projectRoutes } from './project-routes.js';
 import { ruleRoutes } from './rule-routes.js';
 
-const PUBLIC = new Set(['/api/auth/register', '/api/auth/login', '/api/openapi.json', '/api/docs']);
 const BODY_LIMIT = 1024 * 1024;
 /** Record ids are base64url (src/store/ids.ts); a route parameter of another shape names nothing. */
 const ID_SHAPE = /^[A-Za-z0-9_-]{1,100}$/;
@@ -38,12 +36,6 @@ export interface AppOptions extends ApiDeps {
   version: string;
   /** `mockyard serve --file`: the admin token authenticates as this user (the files' owner) */
   rootOwnerId?: string | null;
-}
-
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server>> {
@@ -101,6 +93,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
   app.decorateRequest('user', null);
   app.decorateRequest('tokenHash', null);
   app.decorateRequest('apiKey', null);
+  installGuards(app, { store, config, rootOwnerId: opts.rootOwnerId });
 
   // JSON bodies only (no text/plain): our own parser, so broken JSON is `invalid_json` and an
   // empty body is no body; any other content type is a 415.
@@ -182,44 +175,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
 
   deliverPayloadTooLarge(app, BODY_LIMIT);
 
-  app.addHook('onRequest', async (req) => {
-    const url = req.url;
-    if (!url.startsWith('/api/')) return;
-    const pathOnly = url.split('?')[0].replace(/\/+$/, '');
-    if (pathOnly.startsWith('/api/admin/') || pathOnly === '/api/admin') {
-      if (!config.adminToken) throw new AppError('not_found', 'No such route');
-      const token = bearer(req.headers.authorization);
-      if (!token || !safeEqual(token, config.adminToken)) throw new AppError('unauthorized');
-      return;
-    }
-    if (PUBLIC.has(pathOnly)) return;
-    const token = bearer(req.headers.authorization);
-    if (!token) throw new AppError('unauthorized');
-    if (opts.rootOwnerId && config.adminToken && safeEqual(token, config.adminToken)) {
-      // serve --file (CONTRACT §13): the management API of the files' project, with the admin token
-      req.user = await store.users.get(opts.rootOwnerId);
-      if (!req.user) throw new AppError('unauthorized');
-      return;
-    }
-    const tokenHash = hashToken(token);
-    // The lookup is by hash: equal-time comparison of secrets is not needed for an index lookup
-    // of a 256-bit random token's hash.
-    if (token.startsWith(KEY_PREFIX)) {
-      // an API key (CONTRACT §13): usable wherever a login token is, within its scope and projects
-      const found = await store.apiKeys.lookup(tokenHash);
-      if (!found) throw new AppError('unauthorized');
-      req.user = found.user;
-      req.apiKey = found.key;
-      req.tokenHash = tokenHash;
-      checkKey(req, pathOnly);
-      return;
-    }
-    const user = await store.loginTokens.user(tokenHash);
-    if (!user) throw new AppError('unauthorized');
-    req.user = user;
-    req.tokenHash = tokenHash;
-  });
-
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
     if (await store.ping()) return { status: 'ok' };
@@ -236,8 +191,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
   importRoutes(app, opts);
   collectionRoutes(app, opts);
 
-  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/api/docs', { schema: { hide: true } }, async (_req, reply) => {
+  app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
+  app.get('/api/docs', { schema: { hide: true }, config: { access: 'public' } }, async (_req, reply) => {
     reply.type('text/html').send(docsPage());
   });
 
@@ -271,8 +226,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
   app.setNotFoundHandler(async (req, reply) => {
     const p = req.url.split('?')[0];
     if (
-      p.startsWith('/api/') ||
-      p === '/api' ||
+      isApiPath(p) ||
       !(req.method === 'GET' || req.method === 'HEAD') ||
       !index ||
       /\.[A-Za-z0-9]+$/.test(p) ||
@@ -287,12 +241,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
   });
 
   return app;
-}
-
-function bearer(header: string | undefined): string | null {
-  if (!header) return null;
-  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  return m ? m[1] : null;
 }
 
 function docsPage(): string {

@@ -27,7 +27,10 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
 
   app.post<{ Body: { email: string; password: string } }>(
     '/api/auth/register',
-    { schema: { tags: ['auth'], summary: 'Create an account', body: Credentials, security: [] } },
+    {
+      schema: { tags: ['auth'], summary: 'Create an account', body: Credentials, security: [] },
+      config: { access: 'public' },
+    },
     async (req, reply) => {
       limit(req.ip, req.body.email);
       const email = req.body.email.trim();
@@ -40,7 +43,7 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
 
   app.post<{ Body: { email: string; password: string } }>(
     '/api/auth/login',
-    { schema: { tags: ['auth'], summary: 'Sign in', body: LoginBody, security: [] } },
+    { schema: { tags: ['auth'], summary: 'Sign in', body: LoginBody, security: [] }, config: { access: 'public' } },
     async (req) => {
       limit(req.ip, req.body.email);
       const found = await store.users.findByEmail(req.body.email.trim());
@@ -83,6 +86,8 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
     },
   );
 
+  // the admin API exists only with an admin token (src/api/guards.ts)
+  if (!config.adminToken) return;
   app.patch<{ Params: Params<'userId'>; Body: { plan: Plan } }>(
     '/api/admin/users/:userId',
     {
@@ -92,6 +97,7 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
         body: PlanBody,
         response: { 200: UserSchema },
       },
+      config: { access: 'admin' },
     },
     async (req) => {
       const user = await store.users.setPlan(req.params.userId, req.body.plan);
