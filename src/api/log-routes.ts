@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RequestLogEntry } from '../domain/model.js';
 import { RequestLogEntryRecord } from '../domain/records.js';
 import { validationError } from '../errors.js';
-import { compileFilter, type RequestFilter } from '../runtime/verify.js';
+import { compileFilter, filterEntries, type RequestFilter } from '../runtime/verify.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 
 /** A verification filter (CONTRACT §13): every field optional, all given ones must match. */
@@ -11,7 +11,7 @@ const RequestFilterSchema = Type.Object(
   {
     method: Type.Optional(Type.String({ maxLength: 16 })),
     path: Type.Optional(Type.String({ maxLength: 4096, description: 'the path after the project prefix, exactly' })),
-    pathPattern: Type.Optional(Type.String({ maxLength: 1024, description: 'RE2, anchored' })),
+    pathPattern: Type.Optional(Type.String({ maxLength: 512, description: 'RE2, anchored' })),
     endpointId: Type.Optional(Type.String({ maxLength: 100 })),
     ruleId: Type.Optional(Type.String({ maxLength: 100 })),
     session: Type.Optional(Type.String({ maxLength: 200 })),
@@ -58,7 +58,7 @@ export function logRoutes(app: FastifyInstance, { store, requestLog }: ApiDeps):
     req: { params: Params<'projectId'>; body: RequestFilter | undefined } & Parameters<typeof caller>[0],
   ) => {
     const test = compileFilter(req.body ?? {});
-    return (await requestLog.all(caller(req).id, req.params.projectId)).filter(test);
+    return filterEntries(await requestLog.all(caller(req).id, req.params.projectId), test);
   };
   app.post<Verify>(
     '/api/projects/:projectId/requests/count',

@@ -4,6 +4,7 @@
  */
 import { type ErrorDetail, validationError } from '../errors.js';
 import { validateCondition } from '../runtime/conditions.js';
+import { regexProblem } from '../runtime/regex.js';
 import { routeKey, validatePattern } from '../runtime/router.js';
 import {
   ACTION_TIMEOUT,
@@ -154,7 +155,13 @@ function checkHeaders(headers: Record<string, string>, at: string, p: Problems):
   }
 }
 
-function condition(raw: Json, at: string, p: Problems): Condition {
+/** Options of validateRule for imports: a regex too large to match fast makes the rule inactive. */
+export interface RuleImportOptions {
+  /** called with the pointer of each condition whose regex is too large; the rule is then inactive */
+  onHeavyRegex?: (at: string, message: string) => void;
+}
+
+function condition(raw: Json, at: string, p: Problems, opts: RuleImportOptions = {}): Condition {
   const c: Condition = { target: raw.target as Condition['target'], operator: raw.operator as Condition['operator'] };
   if (typeof raw.key === 'string') c.key = raw.key;
   if (raw.value !== undefined) c.value = typeof raw.value === 'number' ? String(raw.value) : (raw.value as string);
@@ -174,7 +181,9 @@ function condition(raw: Json, at: string, p: Problems): Condition {
       p.add(`${at}/value`, 'less_than needs a numeric value');
     } else {
       const why = validateCondition(c);
-      if (why) p.add(`${at}/value`, why);
+      const heavy = why !== null && c.operator === 'matches_regex' && regexProblem(c.value)?.tooLarge === true;
+      if (why && heavy && opts.onHeavyRegex) opts.onHeavyRegex(`${at}/value`, why);
+      else if (why) p.add(`${at}/value`, why);
     }
   } else {
     delete c.value;
@@ -245,8 +254,17 @@ export interface RuleInput {
 }
 
 /** Full rule fields from a create body, or from `current` patched by an update body. */
-export function validateRule(body: Json, current?: RuleInput): RuleInput {
+export function validateRule(body: Json, current?: RuleInput, opts: RuleImportOptions = {}): RuleInput {
   const p = new Problems();
+  let heavy = false;
+  const importing: RuleImportOptions = opts.onHeavyRegex
+    ? {
+        onHeavyRegex: (at, message) => {
+          heavy = true;
+          opts.onHeavyRegex?.(at, message);
+        },
+      }
+    : {};
   let name = current?.name ?? '';
   if (body.name !== undefined || !current) {
     if (typeof body.name !== 'string') p.add('/name', 'name is required and must be a string');
@@ -256,8 +274,16 @@ export function validateRule(body: Json, current?: RuleInput): RuleInput {
   }
   const conditions =
     body.conditions !== undefined
-      ? (body.conditions as Json[]).map((c, i) => condition(c, `/conditions/${i}`, p))
+      ? (body.conditions as Json[]).map((c, i) => condition(c, `/conditions/${i}`, p, importing))
       : (current?.conditions ?? []);
+  const active = !heavy && ((body.active as boolean | undefined) ?? current?.active ?? true);
+  if (active && body.conditions === undefined && current && !current.active) {
+    // a rule imported inactive (its regex too large to match fast) is not switched on as it is
+    for (const [i, c] of current.conditions.entries()) {
+      const why = c.operator === 'matches_regex' ? validateCondition(c) : null;
+      if (why) p.add(`/conditions/${i}/value`, why);
+    }
+  }
   const resp = body.response !== undefined ? response(body.response as Json | null, p) : (current?.response ?? null);
   const actions =
     body.actions !== undefined
@@ -267,7 +293,7 @@ export function validateRule(body: Json, current?: RuleInput): RuleInput {
   return {
     name,
     priority: (body.priority as number | undefined) ?? current?.priority ?? 0,
-    active: (body.active as boolean | undefined) ?? current?.active ?? true,
+    active,
     conditions,
     response: resp,
     actions,

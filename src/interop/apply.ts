@@ -83,7 +83,15 @@ export function check(
       }
       try {
         const { pointer: _p, ...fields } = r;
-        rules.push(validateRule(fields as unknown as Record<string, unknown>));
+        rules.push(
+          validateRule(fields as unknown as Record<string, unknown>, undefined, {
+            onHeavyRegex: (at, message) =>
+              report.warnings.push({
+                pointer: r.pointer,
+                message: `rule imported inactive: ${at.slice(1)}: ${message}`,
+              }),
+          }),
+        );
       } catch (e) {
         report.warnings.push({ pointer: r.pointer, message: `rule not imported: ${why(e)}` });
       }

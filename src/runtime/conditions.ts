@@ -2,17 +2,18 @@
  * Rule conditions (CONTRACT §5): compiled once when a rule is saved into `test(ctx)` closures; a request only
  * reads one value and runs one comparison per condition.
  *
- * Regular expressions run on re2js, a pure-JavaScript port of RE2. Its automata match in time linear in the
- * input, so a pattern such as `^(a+)+$` cannot backtrack catastrophically on hostile input (CONTRACT §5
- * requires linear time). Unlike the `re2` package it needs no native build, and unlike V8's experimental
- * linear engine it needs no `--enable-experimental-regexp-engine` flag and accepts the whole RE2 syntax.
- * The price: RE2 syntax, so backreferences and lookaheads are rejected at save with a 400.
+ * Regular expressions run on re2js with bounded work (src/runtime/regex.ts): a pattern is at most 512
+ * characters and 1,000 compiled instructions, a match reads a bounded prefix of its input, and one request
+ * spends at most `REQUEST_REGEX_MS` matching — a regex condition reached after that does not match.
  */
 
-import { RE2JS } from 're2js';
 import type { Condition } from '../domain/model.js';
+import { type BoundedRegex, compileBounded, RegexInvalid, RegexTooLarge } from './regex.js';
 import { compileJsonPath, readJsonPath, renderJsonValue } from './template.js';
 import type { EvalContext } from './types.js';
+
+/** Time one request may spend in regular expressions, all conditions together. */
+export const REQUEST_REGEX_MS = 50;
 
 /** A condition that cannot be compiled (invalid or unsupported regex, unsupported operator for `random`). */
 export class ConditionError extends Error {
@@ -105,13 +106,25 @@ export function parseDecimal(s: string): number {
   return Number.isFinite(n) ? n : Number.NaN;
 }
 
-function compileRegex(pattern: string): RE2JS {
+function compileRegex(pattern: string): BoundedRegex {
   try {
-    return RE2JS.compile(pattern);
+    return compileBounded(pattern);
   } catch (e) {
-    const detail = e instanceof Error ? e.message.replace(/^error parsing regexp: /, '') : String(e);
-    throw new ConditionError(`invalid regular expression: ${detail}`);
+    if (e instanceof RegexTooLarge || e instanceof RegexInvalid) throw new ConditionError(e.message);
+    throw e;
   }
+}
+
+/** An unanchored search that stops matching (answers false) once the request has spent its regex time. */
+function regexTest(re: BoundedRegex): (v: string, ctx: EvalContext) => boolean {
+  return (v, ctx) => {
+    const spent = ctx.regexMs ?? 0;
+    if (spent >= REQUEST_REGEX_MS) return false;
+    const t0 = performance.now();
+    const hit = re.test(v);
+    ctx.regexMs = spent + (performance.now() - t0);
+    return hit;
+  };
 }
 
 function predicate(c: Condition): Predicate {
@@ -125,11 +138,9 @@ function predicate(c: Condition): Predicate {
       return (v) => v.includes(expected);
     case 'not_contains':
       return (v) => !v.includes(expected);
-    case 'matches_regex': {
-      const re = compileRegex(expected);
-      // test(): unanchored search like RegExp#test, on the DFA path without capture groups
-      return (v) => re.test(v);
-    }
+    case 'matches_regex':
+      // compiled in compileCondition: it needs the request's regex clock
+      return () => false;
     case 'exists':
       return () => true;
     case 'not_exists':
@@ -161,8 +172,18 @@ export function compileCondition(c: Condition): CompiledCondition {
   const source = c;
   if (c.target === 'random') return { source, test: compileRandom(c) };
   const read = reader(c);
-  const pred = predicate(c);
   const absent = matchesAbsent(c);
+  if (c.operator === 'matches_regex') {
+    const test = regexTest(compileRegex(c.value ?? ''));
+    return {
+      source,
+      test(ctx: EvalContext): boolean {
+        const v = read(ctx);
+        return v === undefined ? absent : test(v, ctx);
+      },
+    };
+  }
+  const pred = predicate(c);
   return {
     source,
     test(ctx: EvalContext): boolean {

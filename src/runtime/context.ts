@@ -191,6 +191,7 @@ export class MockContext implements EvalContext {
   readonly seeded: boolean;
   private jsonCache: { ok: true; value: unknown } | { ok: false } | null = null;
   readonly renderLimit: number;
+  regexMs = 0;
 
   constructor(req: MockRequestView, seed: string | null, rng: () => number = Math.random, renderLimit = RENDER_LIMIT) {
     this.req = req;

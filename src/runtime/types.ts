@@ -61,4 +61,6 @@ export interface EvalContext {
   json(): { ok: true; value: unknown } | { ok: false };
   /** characters one rendered template may hold (CONTRACT §10); 1 MiB when not given */
   readonly renderLimit?: number;
+  /** ms this request has spent matching regular expressions (src/runtime/conditions.ts) */
+  regexMs?: number;
 }

@@ -2,21 +2,27 @@
  * Request verification (CONTRACT §13): which logged mock requests match a filter. Exact up to the
  * kept-entries limit, over entries read through the log (the queue is flushed first).
  */
-import { RE2JS } from 're2js';
 import type { RequestFilter, RequestLogEntry } from '../domain/model.js';
 
 export type { RequestFilter };
 
 import { validationError } from '../errors.js';
+import { type BoundedRegex, compileBounded } from './regex.js';
+
+/** How long verification matches before it lets other work run (src/runtime/regex.ts bounds each match). */
+const SLICE_MS = 20;
 
 /** A filter as a predicate; a bad pattern or time is a 400 naming the field. */
 export function compileFilter(f: RequestFilter): (e: RequestLogEntry) => boolean {
-  let pattern: RE2JS | null = null;
+  let pattern: BoundedRegex | null = null;
   if (f.pathPattern !== undefined) {
     try {
-      pattern = RE2JS.compile(`^(?:${f.pathPattern})$`);
-    } catch {
-      throw validationError([{ path: '/pathPattern', message: 'pathPattern is not a valid RE2 regular expression' }]);
+      pattern = compileBounded(`^(?:${f.pathPattern})$`, 6);
+    } catch (e) {
+      const why = e instanceof Error ? e.message : 'invalid';
+      throw validationError([
+        { path: '/pathPattern', message: `pathPattern is not a usable RE2 regular expression: ${why}` },
+      ]);
     }
   }
   let since = Number.NEGATIVE_INFINITY;
@@ -36,4 +42,24 @@ export function compileFilter(f: RequestFilter): (e: RequestLogEntry) => boolean
     (f.statusCode === undefined || e.statusCode === f.statusCode) &&
     Date.parse(e.at) >= since &&
     headers.every(([k, v]) => Object.hasOwn(e.headers, k) && e.headers[k] === v);
+}
+
+/**
+ * The entries that pass `test`, in order; the matching gives the event loop back every
+ * `SLICE_MS`, so a verification call over many long paths never holds the process.
+ */
+export async function filterEntries<E extends RequestLogEntry>(
+  entries: readonly E[],
+  test: (e: E) => boolean,
+): Promise<E[]> {
+  const out: E[] = [];
+  let sliceStart = performance.now();
+  for (let i = 0; i < entries.length; i++) {
+    if (test(entries[i])) out.push(entries[i]);
+    if ((i & 7) === 7 && performance.now() - sliceStart > SLICE_MS) {
+      await new Promise((r) => setImmediate(r));
+      sliceStart = performance.now();
+    }
+  }
+  return out;
 }
