@@ -2,9 +2,12 @@
  * `{{faker …}}` templates: faker's methods by dot path with JSON arguments, the same values for the
  * same seed, '' for what is not a faker method, and no code reachable through the path.
  */
+
+import fs from 'node:fs';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seededRng } from './context.js';
-import { callFaker, fakerLoaded, loadFaker } from './faker.js';
+import { callFaker, FAKER_METHODS, fakerLoaded, loadFaker } from './faker.js';
 import { compileTemplate, usesFaker } from './template.js';
 import type { EvalContext } from './types.js';
 
@@ -76,10 +79,51 @@ describe('faker templates', () => {
         '{{faker request.path}}',
         '{{faker "string.alpha" 100000000}}',
         '{{faker "lorem.paragraphs" {"min":1,"max":1000000}}}',
+        '{{faker "string.alpha" 10001}}',
+        '{{faker "string.alpha" {"length":{"min":1,"max":20000000}}}}',
+        '{{faker "helpers.fromRegExp" "[a-z]{20000000}"}}',
+        '{{faker "helpers.fromRegExp" "[a-z]{1001}"}}',
+        '{{faker "helpers.arrayElements" ["a","b"] 20000}}',
+        '{{faker "date.betweens" {"from":"2020-01-01","to":"2021-01-01","count":100000}}}',
       ]) {
         expect(compileTemplate(`[${src}]`)(ctx(Math.random)), src).toBe('[]');
       }
       expect(callFaker('__proto__.x', [], Math.random)).toBeUndefined();
+      // generators that compile caller-given patterns or templates are not callable
+      expect(callFaker('helpers.mustache', ['{{a}}', { a: '(a+)+$' }], Math.random)).toBeUndefined();
+      expect(callFaker('helpers.fake', ['{{string.alpha(20000000)}}'], Math.random)).toBeUndefined();
+      expect(callFaker('helpers.fake', ['\\{\\{string.alpha(20000000)\\}\\}'], Math.random)).toBeUndefined();
+    });
+
+    it('caps sizes at 10,000, not values: number.int takes any range, sizes up to the cap work', () => {
+      const big = compileTemplate('{{faker "number.int" {"min":1000000,"max":1000000000}}}')(ctx(Math.random));
+      expect(Number(big)).toBeGreaterThanOrEqual(1_000_000);
+      expect(compileTemplate('{{faker "string.alpha" 10000}}')(ctx(Math.random))).toMatch(/^[A-Za-z]{10000}$/);
+      expect(compileTemplate('{{faker "helpers.fromRegExp" "[a-c]{1000}"}}')(ctx(Math.random))).toMatch(
+        /^[a-c]{1000}$/,
+      );
+      expect(compileTemplate('{{faker "lorem.words" 3}}')(ctx(Math.random)).split(' ')).toHaveLength(3);
+    });
+
+    it('every allowed method exists on faker, and nothing outside the list is callable', async () => {
+      const { faker } = await import('@faker-js/faker/locale/en');
+      for (const [m, names] of Object.entries(FAKER_METHODS))
+        for (const n of names)
+          expect(typeof (faker as unknown as Record<string, Record<string, unknown>>)[m][n], `${m}.${n}`).toBe(
+            'function',
+          );
+      expect(callFaker('helpers.multiple', [], Math.random)).toBeUndefined();
+      // docs/templates.md lists exactly these methods
+      const doc = fs.readFileSync(path.join(import.meta.dirname, '../../docs/templates.md'), 'utf8');
+      const table = doc.slice(doc.indexOf('| module | methods |'));
+      const listed = Object.fromEntries(
+        [...table.matchAll(/^\| `(\w+)` \| (.*) \|$/gm)].map((m) => [
+          m[1],
+          [...m[2].matchAll(/`(\w+)`/g)].map((x) => x[1]),
+        ]),
+      );
+      expect(listed).toEqual(FAKER_METHODS);
+      expect(callFaker('person.firstName', [], Math.random)).toMatch(/\S/);
     });
   });
 });

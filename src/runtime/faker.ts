@@ -4,11 +4,15 @@
  * that uses it is served (project-cache.ts waits for it).
  *
  * Seeded per call from the request's random source, so with `X-Mockyard-Seed` the same template
- * gives the same values, and without it values vary. Only `module.method` paths of lower-case
- * names are callable; arguments are JSON literals whose numbers are at most MAX_ARG (a template
- * must not make the server build a 100-million-character string before the render cap sees it).
+ * gives the same values, and without it values vary. Only the methods of FAKER_METHODS are
+ * callable; arguments are JSON literals, and those that are sizes (lengths, counts, digits) are at
+ * most MAX_SIZE — a template must not make the server build a 100-million-character string before
+ * the render cap sees it. Values (`number.int`'s `min`/`max`, dates) are not limited.
  */
 import type { Faker } from '@faker-js/faker';
+import { ALLOWED, argsOk } from './faker-methods.js';
+
+export { FAKER_METHODS, MAX_REPEAT, MAX_SIZE } from './faker-methods.js';
 
 let faker: Faker | null = null;
 let loading: Promise<void> | null = null;
@@ -23,39 +27,20 @@ export function loadFaker(): Promise<void> {
 
 export const fakerLoaded = (): boolean => faker !== null;
 
-/** The largest number an argument may hold (counts, lengths, ranges). */
-export const MAX_ARG = 1000;
-const SEGMENT = /^[a-z][A-Za-z0-9]{0,40}$/;
-const DENIED = new Set(['constructor', 'prototype', 'seed', 'setDefaultRefDate', 'rawDefinitions', 'definitions']);
-
-function argsOk(v: unknown, depth = 0): boolean {
-  if (depth > 4) return false;
-  if (typeof v === 'number') return Number.isFinite(v) && Math.abs(v) <= MAX_ARG;
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return typeof v !== 'string' || v.length <= 200;
-  if (Array.isArray(v)) return v.length <= 50 && v.every((x) => argsOk(x, depth + 1));
-  if (typeof v === 'object') return Object.values(v as object).every((x) => argsOk(x, depth + 1));
-  return false;
-}
-
-/** The method at `path` of the faker instance (`person.firstName`), or null when there is none. */
+/** The method at `path` of the faker instance (`person.firstName`), or null when it is not allowed. */
 function method(path: string): ((...args: unknown[]) => unknown) | null {
-  if (faker === null) return null;
-  const segs = path.split('.');
-  if (segs.length < 2 || segs.length > 3 || !segs.every((s) => SEGMENT.test(s) && !DENIED.has(s))) return null;
-  let owner: unknown = faker;
-  for (let i = 0; i < segs.length - 1; i++) {
-    owner = (owner as Record<string, unknown>)[segs[i]];
-    if (owner === null || typeof owner !== 'object') return null;
-  }
-  const fn = (owner as Record<string, unknown>)[segs[segs.length - 1]];
+  if (faker === null || !ALLOWED.has(path)) return null;
+  const dot = path.indexOf('.');
+  const owner = (faker as unknown as Record<string, Record<string, unknown>>)[path.slice(0, dot)];
+  const fn = owner?.[path.slice(dot + 1)];
   return typeof fn === 'function' ? (fn as (...args: unknown[]) => unknown).bind(owner) : null;
 }
 
 /** Calls the method with the arguments, seeded from `rng`; its value as text, or undefined. */
 export function callFaker(path: string, args: readonly unknown[], rng: () => number): string | undefined {
-  if (!args.every((a) => argsOk(a))) return undefined;
   const fn = method(path);
-  if (fn === null || faker === null) return undefined;
+  if (fn === null || !argsOk(path, args)) return undefined;
+  if (faker === null) return undefined;
   try {
     faker.seed(Math.floor(rng() * 0x7fffffff));
     const v = fn(...args);
