@@ -47,6 +47,10 @@ export interface Config {
   maxImportBytes: number;
   /** Time one import document may take to parse and validate, ms. */
   importTimeoutMs: number;
+  /** Bytes record mode inflates of one upstream answer; a larger one is not recorded. */
+  maxRecordBytes: number;
+  /** Header names (lower case) the request log keeps as `[redacted]`, besides the credentials. */
+  redactHeaders: string[];
 }
 
 export interface Caps {
@@ -132,6 +136,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     maxImportBytes: int(env, 'MOCKYARD_MAX_IMPORT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     importTimeoutMs: int(env, 'MOCKYARD_IMPORT_TIMEOUT_MS', 20_000, 100, 600_000),
+    maxRecordBytes: int(env, 'MOCKYARD_MAX_RECORD_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    redactHeaders: (env.MOCKYARD_REDACT_HEADERS ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
   };
   const domain = (env.MOCKYARD_MOCK_DOMAIN ?? '')
     .trim()

@@ -20,6 +20,7 @@ import { Engine, limitEgress } from './runtime/engine.js';
 import { createMockHandler } from './runtime/mock-server.js';
 import { Recorder } from './runtime/recorder.js';
 import { RequestLog } from './runtime/request-log.js';
+import { configureRedaction } from './runtime/request-log-entry.js';
 import { ChangeFeed } from './store/change-feed.js';
 import { openStore, type Store } from './store/index.js';
 
@@ -99,6 +100,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
       },
     });
   configureParser({ timeoutMs: config.importTimeoutMs });
+  configureRedaction(config.redactHeaders);
   const store = await openStore(config.databaseUrl);
   // one bound for every outbound request of this process (actions and the fallback proxy)
   const egress = limitEgress(createEgress({ allowTargets: config.allowTargets }), config.maxEgressInFlight);
@@ -119,7 +121,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
     });
     await feed.start();
   }
-  const recorder = new Recorder(store, log);
+  const recorder = new Recorder(store, log, config.maxRecordBytes);
   const mock = createMockHandler({
     engine,
     egress,

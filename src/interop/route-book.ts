@@ -36,7 +36,8 @@ export function patternOf(path: string, opts: { params?: boolean } = {}): string
     } catch {
       // keep it as written
     }
-    return encodeURIComponent(literal);
+    // `*` is a literal here (a recorded `/*` must not become a catch-all): the router reads `%2A` as one
+    return encodeURIComponent(literal).replaceAll('*', '%2A');
   });
   return `/${out.join('/')}`;
 }

@@ -28,22 +28,37 @@ export interface Recording {
   answer: ProxiedAnswer;
 }
 
-const DECODERS: Record<string, (b: Buffer) => Promise<Buffer>> = {
+const DECODERS: Record<string, (b: Buffer, o: zlib.ZlibOptions | zlib.BrotliOptions) => Promise<Buffer>> = {
   gzip: promisify(zlib.gunzip),
   'x-gzip': promisify(zlib.gunzip),
   deflate: promisify(zlib.inflate),
   br: promisify(zlib.brotliDecompress),
 };
 
-/** The body as text, decoded from its content-encoding; null when it is not UTF-8 text. */
-async function textOf(a: ProxiedAnswer): Promise<string | null> {
+/** The decoded answer would be larger than the recorder inflates. */
+export class TooLargeToRecord extends Error {
+  override readonly name = 'TooLargeToRecord';
+}
+
+/**
+ * The body as text, decoded from its content-encoding, inflating at most `maxBytes` (zlib stops
+ * there: a small gzip bomb never becomes a large buffer); null when it is not UTF-8 text.
+ */
+export async function textOf(a: ProxiedAnswer, maxBytes: number): Promise<string | null> {
   let bytes = a.bytes;
   const encoding = (a.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding !== 'identity' && encoding !== '') {
     const decode = DECODERS[encoding];
     if (!decode) return null;
-    bytes = await decode(bytes);
+    try {
+      bytes = await decode(bytes, { maxOutputLength: maxBytes });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError)
+        throw new TooLargeToRecord(`the decoded answer is larger than ${maxBytes} bytes`);
+      return null;
+    }
   }
+  if (bytes.length > maxBytes) throw new TooLargeToRecord(`the answer is larger than ${maxBytes} bytes`);
   const text = bytes.toString('utf8');
   return Buffer.from(text, 'utf8').equals(bytes) ? text : null;
 }
@@ -54,6 +69,8 @@ export class Recorder {
   constructor(
     private readonly store: Store,
     private readonly log: Logger,
+    /** bytes inflated of one answer at most (MOCKYARD_MAX_RECORD_BYTES) */
+    private readonly maxBytes = 16 * 1024 * 1024,
   ) {}
 
   /** Queues one proxied exchange; never throws (a failed recording is logged). */
@@ -71,7 +88,14 @@ export class Recorder {
   private async write(r: Recording): Promise<void> {
     const owner = await this.store.projects.ownerOf(r.projectId);
     if (!owner) return;
-    const body = await textOf(r.answer);
+    let body: string | null;
+    try {
+      body = await textOf(r.answer, this.maxBytes);
+    } catch (e) {
+      if (!(e instanceof TooLargeToRecord)) throw e;
+      this.log.warn({ projectId: r.projectId, path: r.path }, `not recorded: ${e.message}`);
+      return;
+    }
     if (body === null) {
       this.log.info({ projectId: r.projectId, path: r.path }, 'not recorded: the answer is not text');
       return;

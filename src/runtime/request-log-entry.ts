@@ -18,7 +18,16 @@ export type LogRecord = Omit<RequestLogEntry, 'headers' | 'id' | 'response'> & {
 } & AnswerNote;
 export type Pending = RequestLogEntry | LogRecord;
 
-const REDACTED = ['authorization', 'proxy-authorization', 'cookie'];
+const CREDENTIALS = ['authorization', 'proxy-authorization', 'cookie'];
+let REDACTED = CREDENTIALS;
+
+/**
+ * Header names stored and streamed as `[redacted]` besides the credentials (MOCKYARD_REDACT_HEADERS,
+ * set once at start by server.ts; lower case).
+ */
+export function configureRedaction(extra: readonly string[]): void {
+  REDACTED = [...new Set([...CREDENTIALS, ...extra.map((h) => h.toLowerCase())])];
+}
 /** The answer's body is logged up to this many characters (as the request's). */
 export const SENT_BODY_CHARS = 64 * 1024;
 

@@ -372,6 +372,7 @@ describe('docs/limits.md', () => {
     ['MOCKYARD_MAX_STORED_VALUE_BYTES', defaults.caps.storedValueBytes],
     ['MOCKYARD_MAX_STORED_NAMES', defaults.caps.storedNames],
     ['MOCKYARD_MAX_SESSIONS', defaults.caps.sessionsPerProject],
+    ['MOCKYARD_MAX_RECORD_BYTES', defaults.maxRecordBytes],
   ];
   test.each(rows)('%s is documented with its default %d', (name, value) => {
     const line = doc.split('\n').find((l) => l.includes(`\`${name}\``));

@@ -4,6 +4,9 @@
  * SECURITY.md names the test of each attack. The spellings of the admin and key checks are in
  * test/hardening/spellings.test.ts.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { expectError } from '../helpers/expect.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
@@ -153,5 +156,116 @@ describe('Security III: no unbounded work', () => {
     const answer = await request(`${s.running.url}/m/${p.id}/w`, { method: 'POST', body: abcText(3000) });
     expect(answer.status).toBe(200);
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+/** 256 MiB of zeros, gzipped (about 260 KB), made a MiB at a time. */
+async function gzipBomb(): Promise<Buffer> {
+  const gz = zlib.createGzip({ level: 9 });
+  const chunks: Buffer[] = [];
+  gz.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise((r) => gz.on('end', r));
+  const zeros = Buffer.alloc(1024 * 1024);
+  for (let i = 0; i < 256; i++) if (!gz.write(zeros)) await new Promise((r) => gz.once('drain', r));
+  gz.end();
+  await done;
+  return Buffer.concat(chunks);
+}
+
+describe('Security III: record mode', () => {
+  let upstream: http.Server;
+  let s: TestServer;
+  let bomb: Buffer;
+  beforeAll(async () => {
+    bomb = await gzipBomb();
+    upstream = http.createServer((req, res) => {
+      if (req.url === '/bomb') {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+        res.end(bomb);
+      } else {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(`upstream ${req.url}`);
+      }
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    const port = (upstream.address() as AddressInfo).port;
+    s = await startTestServer('sqlite', { allowTargets: [`127.0.0.1:${port}`] });
+  });
+  afterAll(async () => {
+    await s?.close();
+    upstream?.close();
+  });
+
+  async function recording() {
+    const c = s.client;
+    const u = await c.user();
+    const p = await c.project(u.token);
+    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    await c.api('PATCH', `/api/projects/${p.id}`, { fallbackUrl: url, recording: true }, u.token);
+    return { c, u, p };
+  }
+
+  test('attack 8: a 260 KB gzip answer of 256 MiB is passed through, not inflated past 16 MiB, not recorded', async () => {
+    const { c, u, p } = await recording();
+    const before = process.memoryUsage().arrayBuffers;
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().arrayBuffers);
+    }, 2);
+    try {
+      const raw = await new Promise<{ status: number; bytes: number }>((resolve, reject) => {
+        http
+          .get(`${s.running.url}/m/${p.id}/bomb`, (res) => {
+            let bytes = 0;
+            res.on('data', (d: Buffer) => {
+              bytes += d.length;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
+          })
+          .on('error', reject);
+      });
+      expect(raw).toEqual({ status: 200, bytes: bomb.length });
+      await s.running.recorder.settled();
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(peak - before).toBeLessThan(64 * 1024 * 1024);
+    expect((await c.api('GET', `/api/projects/${p.id}/endpoints`, undefined, u.token)).json).toEqual([]);
+  });
+
+  test('attack 12: a recorded literal /* stays a literal path, never a catch-all', async () => {
+    const { c, u, p } = await recording();
+    expect((await c.mock(p.id, 'GET', '/*')).text).toBe('upstream /*');
+    await s.running.recorder.settled();
+    await c.api('PATCH', `/api/projects/${p.id}`, { recording: false }, u.token);
+    const endpoints = (await c.api('GET', `/api/projects/${p.id}/endpoints`, undefined, u.token)).json;
+    expect(endpoints.map((e: { path: string }) => e.path)).toEqual(['/%2A']);
+    // the recording answers its own path; any other path still goes to the fallback
+    expect((await c.mock(p.id, 'GET', '/*')).text).toBe('upstream /*');
+    expect((await c.mock(p.id, 'GET', '/other')).text).toBe('upstream /other');
+  });
+});
+
+describe('Security III: headers named in MOCKYARD_REDACT_HEADERS', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer('sqlite', { redactHeaders: ['x-api-key', 'x-session-secret'] });
+  });
+  afterAll(() => s.close());
+
+  test('attack 13: are stored and listed as [redacted], as Authorization and Cookie are; others are kept', async () => {
+    const c = s.client;
+    const f = await c.fixture({ method: 'GET', path: '/who' });
+    await c.mock(f.pid, 'GET', '/who', {
+      headers: { 'x-api-key': 'k-123', 'X-Session-Secret': 's-456', cookie: 'c=1', 'x-tier': 'vip' },
+    });
+    const log = (await c.api('GET', `/api/projects/${f.pid}/requests`, undefined, f.token)).json;
+    expect(log[0].headers).toMatchObject({
+      'x-api-key': '[redacted]',
+      'x-session-secret': '[redacted]',
+      cookie: '[redacted]',
+      'x-tier': 'vip',
+    });
+    expect(JSON.stringify(log)).not.toMatch(/k-123|s-456/);
   });
 });
