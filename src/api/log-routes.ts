@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { RequestLogEntry } from '../domain/model.js';
 import { RequestLogEntryRecord } from '../domain/records.js';
-import { validationError } from '../errors.js';
+import { AppError, validationError } from '../errors.js';
 import { compileFilter, filterEntries, type RequestFilter } from '../runtime/verify.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 
@@ -26,6 +26,12 @@ const RequestFilterSchema = Type.Object(
 
 /** How often a live stream checks that its token still stands (CONTRACT §10: it ends within 1 s). */
 export const STREAM_AUTH_CHECK_MS = 400;
+/** Request-log streams one user may have open at once (per process). */
+export const STREAMS_PER_USER = 10;
+/** Bytes queued for a stream's client past which the stream is closed (a client that does not read). */
+export const STREAM_QUEUE_BYTES = 1024 * 1024;
+/** Open streams per user id, in this process. */
+const openStreams = new Map<string, number>();
 
 export function logRoutes(app: FastifyInstance, { store, requestLog }: ApiDeps): void {
   const tags = ['requests'];
@@ -103,6 +109,18 @@ export function logRoutes(app: FastifyInstance, { store, requestLog }: ApiDeps):
     async (req, reply) => {
       const me = caller(req);
       await store.projects.require(me.id, req.params.projectId);
+      const open = openStreams.get(me.id) ?? 0;
+      if (open >= STREAMS_PER_USER)
+        throw new AppError('rate_limited', `At most ${STREAMS_PER_USER} request-log streams may be open at once`);
+      openStreams.set(me.id, open + 1);
+      let counted = true;
+      const release = () => {
+        if (!counted) return;
+        counted = false;
+        const n = (openStreams.get(me.id) ?? 1) - 1;
+        if (n <= 0) openStreams.delete(me.id);
+        else openStreams.set(me.id, n);
+      };
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -113,7 +131,10 @@ export function logRoutes(app: FastifyInstance, { store, requestLog }: ApiDeps):
       });
       res.write(': connected\n\n');
       const send = (e: RequestLogEntry) => {
+        if (res.destroyed) return;
         res.write(`data: ${JSON.stringify(e)}\n\n`);
+        // a client that does not read is cut off, not buffered for without bound
+        if (res.writableLength > STREAM_QUEUE_BYTES) res.destroy();
       };
       const off = requestLog.subscribe(req.params.projectId, send);
       const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
@@ -142,6 +163,7 @@ export function logRoutes(app: FastifyInstance, { store, requestLog }: ApiDeps):
           });
       }, STREAM_AUTH_CHECK_MS);
       const close = () => {
+        release();
         clearInterval(ping);
         clearInterval(auth);
         off();

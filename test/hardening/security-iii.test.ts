@@ -5,7 +5,7 @@
  * test/hardening/spellings.test.ts.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { expectError } from '../helpers/expect.js';
@@ -267,5 +267,75 @@ describe('Security III: headers named in MOCKYARD_REDACT_HEADERS', () => {
       'x-tier': 'vip',
     });
     expect(JSON.stringify(log)).not.toMatch(/k-123|s-456/);
+  });
+});
+
+describe('Security III: request-log streams', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer('sqlite');
+  });
+  afterAll(() => s.close());
+
+  /** Opens a stream on a raw socket; the socket is paused (it reads nothing) until `resume`. */
+  function openRaw(pid: string, token: string) {
+    const sock = net.connect(s.running.port, '127.0.0.1');
+    sock.write(
+      `GET /api/projects/${pid}/requests/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+    );
+    let received = 0;
+    let head = '';
+    const ended = new Promise<void>((r) => sock.on('close', () => r()));
+    sock.on('data', (d: Buffer) => {
+      if (received < 200) head += d.toString('latin1');
+      received += d.length;
+    });
+    sock.on('error', () => {});
+    return { sock, ended, received: () => received, head: () => head };
+  }
+
+  test('attack 9a: the 11th open stream of a user is 429; closing one frees a place', async () => {
+    const c = s.client;
+    const f = await c.fixture({ method: 'GET', path: '/x' });
+    const streams = Array.from({ length: 10 }, () => openRaw(f.pid, f.token));
+    const poll = async (cond: () => boolean) => {
+      const deadline = Date.now() + 5000;
+      while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    };
+    await poll(() => streams.every((x) => x.head().includes(': connected')));
+    for (const x of streams) expect(x.head()).toMatch(/^HTTP\/1\.1 200/);
+    const eleventh = await c.api('GET', `/api/projects/${f.pid}/requests/stream`, undefined, f.token);
+    expectError(eleventh, 429, 'rate_limited');
+    streams[0].sock.destroy();
+    let again = openRaw(f.pid, f.token);
+    await poll(() => again.head().length > 12);
+    for (let i = 0; i < 50 && !again.head().startsWith('HTTP/1.1 200'); i++) {
+      // the server sees the first socket close a moment later
+      again.sock.destroy();
+      await new Promise((r) => setTimeout(r, 20));
+      again = openRaw(f.pid, f.token);
+      await poll(() => again.head().length > 12);
+    }
+    expect(again.head()).toMatch(/^HTTP\/1\.1 200/);
+    for (const x of [...streams, again]) x.sock.destroy();
+  });
+
+  test('attack 9b: a stream whose client does not read is closed once 1 MiB is queued for it', async () => {
+    const c = s.client;
+    const f = await c.fixture({ method: 'POST', path: '/big' });
+    const slow = openRaw(f.pid, f.token);
+    const deadline = Date.now() + 5000;
+    while (!slow.head().includes(': connected') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    slow.sock.pause();
+    const body = 'x'.repeat(60 * 1024);
+    // ~12 MB of entries: more than the socket buffers of loopback hold
+    for (let i = 0; i < 200; i++) await c.mock(f.pid, 'POST', '/big', { body });
+    slow.sock.resume();
+    const closed = await Promise.race([
+      slow.ended.then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 10_000)),
+    ]);
+    expect(closed).toBe(true);
+    expect(slow.received()).toBeLessThan(200 * body.length);
   });
 });
