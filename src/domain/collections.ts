@@ -5,6 +5,9 @@ import type { CollectionOperation, HttpMethod } from './constants.js';
 
 type Item = Record<string, unknown>;
 
+/** Caps on a seed (the same numbers as a session's copy: store/hot/collections.ts COLLECTION_CAPS). */
+export const SEED_CAPS = { items: 10_000, itemBytes: 64 * 1024, seedBytes: 1024 * 1024 } as const;
+
 /** An item's id as its key: the id field's value as text (numbers and strings alike). */
 export const idOf = (item: Item, idField: string): string | undefined => {
   const v = item[idField];
@@ -15,6 +18,18 @@ export const idOf = (item: Item, idField: string): string | undefined => {
 export function checkSeed(seed: Item[], idField: string, at = '/seed'): Item[] {
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
+  if (seed.length > SEED_CAPS.items)
+    throw validationError([{ path: at, message: `a seed holds at most ${SEED_CAPS.items} items` }]);
+  let bytes = 2;
+  seed.forEach((item, i) => {
+    const size = Buffer.byteLength(JSON.stringify(item));
+    bytes += size + 1;
+    if (size > SEED_CAPS.itemBytes)
+      details.push({ path: `${at}/${i}`, message: `an item may hold at most ${SEED_CAPS.itemBytes} bytes of JSON` });
+  });
+  if (bytes > SEED_CAPS.seedBytes)
+    details.push({ path: at, message: `a seed may hold at most ${SEED_CAPS.seedBytes} bytes of JSON` });
+  if (details.length > 0) throw validationError(details);
   const out = seed.map((item, i) => {
     const withId = item[idField] === undefined ? { ...item, [idField]: randomUUID() } : item;
     const id = idOf(withId, idField);

@@ -20,7 +20,11 @@ export interface CollectionAnswer {
 type Item = Record<string, unknown>;
 const PAGING = new Set(['_sort', '_offset', '_limit']);
 
-const error = (code: 'not_found' | 'conflict' | 'invalid_body', status: number, message: string): CollectionAnswer => ({
+const error = (
+  code: 'not_found' | 'conflict' | 'invalid_body' | 'payload_too_large',
+  status: number,
+  message: string,
+): CollectionAnswer => ({
   status,
   body: JSON.stringify(errorBody(new AppError(code, message))),
 });
@@ -125,6 +129,8 @@ export function* collectionAnswer(
       return error('conflict', 409, `An item with this ${def.idField} already exists`);
     case 'missing':
       return error('not_found', 404, `No item with this ${def.idField}`);
+    case 'too_large':
+      return error('payload_too_large', 413, res.message);
     default:
       return { status: 200, body: JSON.stringify(res) };
   }

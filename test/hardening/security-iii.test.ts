@@ -339,3 +339,58 @@ describe('Security III: request-log streams', () => {
     expect(slow.received()).toBeLessThan(200 * body.length);
   });
 });
+
+describe('Security III: collection caps', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer('sqlite');
+  });
+  afterAll(() => s.close());
+
+  test('attack 10: items over 64 KiB are 413 from anonymous mock callers; a session holds at most 10,000 items', async () => {
+    const c = s.client;
+    const u = await c.user();
+    const p = await c.project(u.token);
+    const seed = Array.from({ length: 9_999 }, (_, i) => ({ id: i + 1 }));
+    expect((await c.api('POST', `/api/projects/${p.id}/collections`, { name: 'things', seed }, u.token)).status).toBe(
+      201,
+    );
+    expect(
+      (await c.api('POST', `/api/projects/${p.id}/resources`, { collection: 'things', path: '/things' }, u.token))
+        .status,
+    ).toBe(201);
+    const huge = JSON.stringify({ blob: 'x'.repeat(900 * 1024) });
+    for (let i = 0; i < 3; i++) {
+      const r = await c.mock(p.id, 'POST', '/things', { body: huge, headers: { 'content-type': 'application/json' } });
+      expectError(r, 413, 'payload_too_large');
+    }
+    const ok = await c.mock(p.id, 'POST', '/things', {
+      body: '{"name":"last"}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(ok.status).toBe(201);
+    const full = await c.mock(p.id, 'POST', '/things', {
+      body: '{"name":"one more"}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(full, 413, 'payload_too_large');
+    // a replace that would grow an item past the cap is refused too, and the item is unchanged
+    const grown = await c.mock(p.id, 'PUT', '/things/1', {
+      body: huge,
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(grown, 413, 'payload_too_large');
+    expect((await c.mock(p.id, 'GET', '/things/1')).json).toEqual({ id: 1 });
+    // seeds: at most 10,000 items and 64 KiB an item
+    const tooMany = Array.from({ length: 10_001 }, (_, i) => ({ id: i }));
+    expectError(
+      await c.api('POST', `/api/projects/${p.id}/collections`, { name: 'many', seed: tooMany }, u.token),
+      400,
+      'validation_failed',
+    );
+    const bigItem = [{ id: 1, blob: 'x'.repeat(70 * 1024) }];
+    const r = await c.api('POST', `/api/projects/${p.id}/collections`, { name: 'big', seed: bigItem }, u.token);
+    expectError(r, 400, 'validation_failed');
+    expect(r.json.error.details[0].path).toBe('/seed/0');
+  });
+});

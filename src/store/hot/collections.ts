@@ -37,7 +37,23 @@ export type CollectionResult =
   | { readonly kind: 'item'; readonly item: Item; readonly created?: boolean }
   | { readonly kind: 'deleted' }
   | { readonly kind: 'missing' }
-  | { readonly kind: 'conflict' };
+  | { readonly kind: 'conflict' }
+  /** the item, or the session's copy with it, would pass a cap (COLLECTION_CAPS) */
+  | { readonly kind: 'too_large'; readonly message: string };
+
+/** What one collection holds for one session (docs/limits.md, "Collections"). */
+export const COLLECTION_CAPS = {
+  items: 10_000,
+  /** bytes of one item as stored JSON */
+  itemBytes: 64 * 1024,
+  /** bytes of a seed as JSON */
+  seedBytes: 1024 * 1024,
+} as const;
+
+const tooLarge = (data: string): CollectionResult | null =>
+  Buffer.byteLength(data) > COLLECTION_CAPS.itemBytes
+    ? { kind: 'too_large', message: `An item may hold at most ${COLLECTION_CAPS.itemBytes} bytes of JSON` }
+    : null;
 
 type Maybe<T> = T | Promise<T>;
 
@@ -87,7 +103,12 @@ export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTabl
       const given = idOf(cmd.item, ref.idField);
       const item = given === undefined ? { ...cmd.item, [ref.idField]: randomUUID() } : cmd.item;
       const id = given ?? (item[ref.idField] as string);
-      if (!((yield t.append(id, JSON.stringify(item))) as boolean)) return { kind: 'conflict' };
+      const data = JSON.stringify(item);
+      const big = tooLarge(data);
+      if (big) return big;
+      if (((yield t.count()) as number) >= COLLECTION_CAPS.items)
+        return { kind: 'too_large', message: `A collection holds at most ${COLLECTION_CAPS.items} items per session` };
+      if (!((yield t.append(id, data)) as boolean)) return { kind: 'conflict' };
       return { kind: 'item', item, created: true };
     }
     case 'replace':
@@ -98,7 +119,10 @@ export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTabl
       // the id stays the stored one, whatever the body says
       const base = cmd.op === 'update' ? { ...current, ...cmd.patch } : { ...cmd.item };
       const item = { ...base, [ref.idField]: current[ref.idField] };
-      yield t.update(cmd.id, JSON.stringify(item));
+      const next = JSON.stringify(item);
+      const big = tooLarge(next);
+      if (big) return big;
+      yield t.update(cmd.id, next);
       return { kind: 'item', item };
     }
     case 'delete': {
