@@ -12,11 +12,13 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
   const perAddress = new RateLimiter(config.authRatePerMinute, 60_000);
   const perEmail = new RateLimiter(Math.max(5, Math.floor(config.authRatePerMinute / 3)), 60_000);
   const limit = (ip: string, email: unknown) => {
-    const okIp = perAddress.take(`ip:${ip}`);
+    // an address over its limit counts nothing more: its attempts neither fill the email table
+    // nor touch the counters of the emails it names
+    if (!perAddress.take(`ip:${ip}`)) throw new AppError('rate_limited');
     // keyed exactly as the account lookup keys it (trimmed, lower case): padding or case cannot
-    // spread one account's attempts over several counters (CONTRACT §10)
-    const okEmail = typeof email === 'string' ? perEmail.take(`email:${email.trim().toLowerCase()}`) : true;
-    if (!okIp || !okEmail) throw new AppError('rate_limited');
+    // spread one account's attempts over several counters
+    if (typeof email === 'string' && !perEmail.take(`email:${email.trim().toLowerCase()}`))
+      throw new AppError('rate_limited');
   };
 
   const issue = async (userId: string) => {

@@ -1,6 +1,8 @@
 /**
  * Fixed-window attempt counters in memory, for login and register (per client address and per
- * email). Bounded: the table is swept when it grows past `maxKeys`.
+ * email). Bounded: past `maxKeys` live counters the expired ones are swept, and when every counter
+ * is still live a new key is refused (counted as over its limit) rather than forgetting the others
+ * — wiping the table would let whoever fills it reset a victim's counter.
  */
 export class RateLimiter {
   private readonly hits = new Map<string, { n: number; resetAt: number }>();
@@ -15,7 +17,10 @@ export class RateLimiter {
   take(key: string, now = Date.now()): boolean {
     let h = this.hits.get(key);
     if (!h || h.resetAt <= now) {
-      if (this.hits.size >= this.maxKeys) this.sweep(now);
+      if (!h && this.hits.size >= this.maxKeys) {
+        this.sweep(now);
+        if (this.hits.size >= this.maxKeys) return false;
+      }
       h = { n: 0, resetAt: now + this.windowMs };
       this.hits.set(key, h);
     }
@@ -23,8 +28,18 @@ export class RateLimiter {
     return h.n <= this.limit;
   }
 
+  /** Whether `key` is over its limit now, without counting an attempt. */
+  over(key: string, now = Date.now()): boolean {
+    const h = this.hits.get(key);
+    return h !== undefined && h.resetAt > now && h.n >= this.limit;
+  }
+
+  /** Live counters (tests). */
+  get size(): number {
+    return this.hits.size;
+  }
+
   private sweep(now: number): void {
     for (const [k, h] of this.hits) if (h.resetAt <= now) this.hits.delete(k);
-    if (this.hits.size >= this.maxKeys) this.hits.clear();
   }
 }

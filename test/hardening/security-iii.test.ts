@@ -394,3 +394,24 @@ describe('Security III: collection caps', () => {
     expect(r.json.error.details[0].path).toBe('/seed/0');
   });
 });
+
+describe('Security III: the login limiter', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    // behind a proxy: X-Forwarded-For names the client address, so one test can be two clients
+    s = await startTestServer('sqlite', { authRatePerMinute: 6, trustProxy: true });
+  });
+  afterAll(() => s.close());
+
+  test('attack 11b: an address over its limit no longer counts attempts against the emails it names', async () => {
+    const c = s.client;
+    const victim = await c.user();
+    const from = (ip: string) => ({ 'x-forwarded-for': ip });
+    const login = (email: string, password: string, ip: string) =>
+      c.api('POST', '/api/auth/login', { email, password }, null, from(ip));
+    for (let i = 0; i < 6; i++) await login(`x${i}@example.test`, 'wrong-password', '198.51.100.7');
+    for (let i = 0; i < 20; i++) expect((await login(victim.email, 'wrong-password', '198.51.100.7')).status).toBe(429);
+    // the victim, from their own address, is not locked out by the attacker's blocked attempts
+    expect((await login(victim.email, victim.password, '203.0.113.9')).status).toBe(200);
+  });
+});
