@@ -122,6 +122,7 @@ export function importRoutes(app: FastifyInstance, { store, config }: ApiDeps): 
             onConflict: req.query.onConflict ?? 'fail',
             maxEndpoints: config.maxEndpointsPerProject,
             rulesPerEndpoint: RULE_LIMITS[me.plan],
+            storage: config.caps,
           });
           // a report of thousands of endpoints is written a piece at a time, not serialized in one go
           return reply.type('application/json').send(reportStream(report));

@@ -59,6 +59,7 @@ export function interopRoutes(app: FastifyInstance, { store, config }: ApiDeps):
       const checked = checkImport(req.body, req.query.name, {
         rulesPerEndpoint,
         endpointsPerProject: config.maxEndpointsPerProject,
+        storage: config.caps,
       });
       const project = await importProject(store, me.id, checked, {
         rulesPerEndpoint,

@@ -23,6 +23,7 @@ import {
   type RuleResponse,
 } from './model.js';
 import { EndpointBody, LIMITS, RuleBody } from './schemas.js';
+import { capStorage, DEFAULT_STORAGE_CAPS, type StorageCaps } from './storage-caps.js';
 import { type EndpointInput, type RuleInput, validateEndpoint, validateProject, validateRule } from './validate.js';
 
 export const EXPORT_VERSION = 1;
@@ -107,6 +108,9 @@ export interface ExportDocument {
   projectStorage?: Record<string, string>;
 }
 
+/** A JSON Pointer reference token. */
+const pointerPart = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
+
 export const storageKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 
 /** The caller's project as an export document (`storage`: include the endpoints' stored variables). */
@@ -188,6 +192,8 @@ export interface ImportLimits {
   /** rules per endpoint of the caller's plan */
   rulesPerEndpoint: number;
   endpointsPerProject: number;
+  /** the stored-variable caps (config.caps); the defaults when not given */
+  storage?: StorageCaps;
 }
 
 /**
@@ -249,13 +255,21 @@ export function checkImport(doc: ExportDocumentInput, nameOverride: string | und
     const i = sp > 0 ? byKey.get(storageKey(key.slice(0, sp), key.slice(sp + 1))) : undefined;
     if (i === undefined) {
       problems.push({
-        path: `/storage/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`,
+        path: `/storage/${pointerPart(key)}`,
         message: 'names no endpoint of this document ("METHOD path")',
       });
       continue;
     }
     out.endpoints[i]?.storage.push(...Object.entries(values));
   }
+  // stored values obey the caps a store_variable action obeys
+  const caps = limits.storage ?? DEFAULT_STORAGE_CAPS;
+  const capped = (entries: [string, string][], at: (name: string) => string) => {
+    for (const c of capStorage(entries, caps).cut) problems.push({ path: at(c.name), message: c.why });
+  };
+  capped(out.projectStorage, (n) => `/projectStorage/${pointerPart(n)}`);
+  for (const [key, values] of Object.entries(doc.storage ?? {}))
+    capped(Object.entries(values), (n) => `/storage/${pointerPart(key)}/${pointerPart(n)}`);
   if (problems.length > 0) throw validationError(problems);
   if (doc.endpoints.length > limits.endpointsPerProject) {
     throw new AppError('limit_exceeded', `At most ${limits.endpointsPerProject} endpoints per project`);

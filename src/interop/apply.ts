@@ -9,6 +9,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { checkSeed } from '../domain/collections.js';
 import type { Endpoint, Project } from '../domain/model.js';
+import { capStorage, DEFAULT_STORAGE_CAPS, type StorageCaps } from '../domain/storage-caps.js';
 import {
   type EndpointInput,
   type RuleInput,
@@ -35,6 +36,8 @@ export interface ApplyOptions {
   onConflict: OnConflict;
   maxEndpoints: number;
   rulesPerEndpoint: number;
+  /** the stored-variable caps a store_variable action obeys (defaults: docs/limits.md) */
+  storage?: StorageCaps;
 }
 
 export interface Checked {
@@ -54,6 +57,7 @@ export function check(
   conv: Converted,
   rulesPerEndpoint: number,
   report: Pick<ImportReport, 'skipped' | 'warnings'>,
+  storageCaps: StorageCaps = DEFAULT_STORAGE_CAPS,
 ): Checked[] {
   const out: Checked[] = [];
   for (const d of conv.endpoints) {
@@ -96,7 +100,10 @@ export function check(
         report.warnings.push({ pointer: r.pointer, message: `rule not imported: ${why(e)}` });
       }
     }
-    out.push({ input, rules, storage: d.storage ?? [], pointer: d.pointer });
+    const { kept, cut } = capStorage(d.storage ?? [], storageCaps);
+    for (const c of cut)
+      report.warnings.push({ pointer: d.pointer, message: `stored value ${c.name} not imported: ${c.why}` });
+    out.push({ input, rules, storage: kept, pointer: d.pointer });
   }
   return out;
 }
@@ -116,7 +123,7 @@ export async function applyImport(
     warnings: [...conv.warnings],
   };
   const projectId = project.id;
-  const drafts = check(conv, opts.rulesPerEndpoint, report);
+  const drafts = check(conv, opts.rulesPerEndpoint, report, opts.storage);
   const existing = new Map<string, Endpoint>();
   for (const e of await store.endpoints.list(ownerId, projectId)) existing.set(`${e.method} ${routeKey(e.path)}`, e);
   const collections = new Set((await store.collections.list(ownerId, projectId)).map((c) => c.name));

@@ -415,3 +415,36 @@ describe('Security III: the login limiter', () => {
     expect((await login(victim.email, victim.password, '203.0.113.9')).status).toBe(200);
   });
 });
+
+describe('Security III: imports obey the API caps', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer('sqlite');
+  });
+  afterAll(() => s.close());
+
+  test('attack 14: an export with 1,501 stored names or a 200 KB value is refused, naming each; one within the caps imports', async () => {
+    const c = s.client;
+    const u = await c.user();
+    const doc = (storage: Record<string, string>, projectStorage: Record<string, string>) => ({
+      mockyard: 1,
+      project: { name: 'imported' },
+      endpoints: [{ method: 'GET', path: '/s', responseBody: '{{endpoint.a}}' }],
+      storage: { 'GET /s': storage },
+      projectStorage,
+    });
+    const many = Object.fromEntries(Array.from({ length: 1501 }, (_, i) => [`n${i}`, 'v']));
+    const r1 = await c.api('POST', '/api/projects/import', doc(many, {}), u.token);
+    expectError(r1, 400, 'validation_failed');
+    expect(r1.json.error.details[0].message).toMatch(/1000 stored names/);
+    const r2 = await c.api('POST', '/api/projects/import', doc({ a: 'x'.repeat(200 * 1024) }, {}), u.token);
+    expectError(r2, 400, 'validation_failed');
+    expect(r2.json.error.details[0].path).toBe('/storage/GET ~1s/a');
+    const r3 = await c.api('POST', '/api/projects/import', doc({}, { big: 'y'.repeat(70 * 1024) }), u.token);
+    expectError(r3, 400, 'validation_failed');
+    expect(r3.json.error.details[0].path).toBe('/projectStorage/big');
+    const ok = await c.api('POST', '/api/projects/import', doc({ a: 'stored' }, {}), u.token);
+    expect(ok.status).toBe(201);
+    expect((await c.mock(ok.json.id, 'GET', '/s')).text).toBe('stored');
+  });
+});
