@@ -67,9 +67,22 @@ function decodeUnreserved(path: string): string {
   });
 }
 
-/** Unreserved escapes decoded, dot segments removed, empty segments dropped; a trailing `/` kept. */
+/**
+ * Unreserved escapes decoded, dot segments removed, empty segments dropped; a trailing `/` kept.
+ * A mock path (`/m/<project>/…`) is its project's own root: `..` never climbs out of it, so a mock
+ * request stays a mock request of the same project.
+ */
 export function normalisePath(path: string): string {
   const decoded = decodeUnreserved(path);
+  const mock = /^\/+m\/+([^/]+)/.exec(decoded);
+  if (mock && mock[1] !== '.' && mock[1] !== '..') {
+    const rest = removeDots(decoded.slice(mock[0].length));
+    return `/m/${mock[1]}${rest === '/' && !/\/$/.test(decoded) && decoded.length === mock[0].length ? '' : rest}`;
+  }
+  return removeDots(decoded);
+}
+
+function removeDots(decoded: string): string {
   const segs = decoded.split('/');
   const out: string[] = [];
   let trailing = false;
