@@ -13,7 +13,7 @@ import { compileJsonPath, readJsonPath, renderJsonValue } from './template.js';
 import type { EvalContext } from './types.js';
 
 /** Time one request may spend in regular expressions, all conditions together. */
-export const REQUEST_REGEX_MS = 50;
+export const REQUEST_REGEX_MS = 40;
 
 /** A condition that cannot be compiled (invalid or unsupported regex, unsupported operator for `random`). */
 export class ConditionError extends Error {
