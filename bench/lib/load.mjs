@@ -45,6 +45,22 @@ async function cannon(t, sc, duration) {
         { method: 'GET', path: `${t.prefix}${sc.path}`, headers: sc.headers || {}, setupRequest: sc.setupRequest },
       ];
     }
+    if (sc.sessions) {
+      const prefix = `p${Math.random().toString(36).slice(2, 8)}-${i}-`;
+      let n = 0;
+      opts.requests = [
+        {
+          method: sc.method || 'GET',
+          path: `${t.prefix}${sc.path}`,
+          headers: sc.headers || {},
+          body: sc.body,
+          setupRequest: (req) => ({
+            ...req,
+            headers: { ...req.headers, 'x-mockyard-session': `${prefix}${n++ % sc.sessions}` },
+          }),
+        },
+      ];
+    }
     return autocannon(opts);
   });
   return combine(await Promise.all(runs));
@@ -86,6 +102,14 @@ function wrkScript(t, sc) {
   if (sc.method) lines.push(`wrk.method = ${q(sc.method)}`);
   if (sc.body) lines.push(`wrk.body = ${q(sc.body)}`);
   for (const [k, v] of Object.entries(sc.headers || {})) lines.push(`wrk.headers[${q(k)}] = ${q(v)}`);
+  if (sc.sessions) {
+    // S8: the creates spread over sc.sessions mock sessions, named anew for each run
+    const prefix = `p${Math.random().toString(36).slice(2, 8)}-`;
+    lines.push(
+      'local n = 0',
+      `request = function() n = n + 1; wrk.headers["x-mockyard-session"] = ${q(prefix)} .. (n % ${sc.sessions}); return wrk.format() end`,
+    );
+  }
   if (sc.setupRequest) {
     // S5: a new query value per request (the setupRequest of the autocannon run does the same)
     lines.push(

@@ -146,6 +146,9 @@ const SCENARIOS = {
     method: 'POST',
     body: NEW_ITEM_BODY,
     headers: { 'content-type': 'application/json' },
+    // a session holds at most 10,000 items (docs/limits.md): the creates are spread over this many
+    // mock sessions (X-Mockyard-Session), named anew for each measured period
+    sessions: 50,
     def: {
       collection: { name: 'new-items', seed: [] },
       endpoint: { method: 'POST', path: '/api/items-new', data: { collection: 'new-items', operation: 'create' } },

@@ -9,7 +9,7 @@ type Item = Record<string, unknown>;
 export const SEED_CAPS = { items: 10_000, itemBytes: 64 * 1024, seedBytes: 1024 * 1024 } as const;
 
 /** An item's id as its key: the id field's value as text (numbers and strings alike). */
-export const idOf = (item: Item, idField: string): string | undefined => {
+export const idOf = (item: Readonly<Item>, idField: string): string | undefined => {
   const v = item[idField];
   return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
 };
@@ -52,3 +52,41 @@ export const RESOURCE: readonly (readonly [HttpMethod, string, CollectionOperati
   ['PATCH', '/:id', 'update'],
   ['DELETE', '/:id', 'delete'],
 ];
+
+/** A seed without templates, as the base of copy-on-write session copies (store/hot/collections.ts). */
+export interface SeedBase {
+  /** the items' ids, in seed order */
+  readonly ids: readonly string[];
+  /** the items as JSON text, in seed order */
+  readonly raw: readonly string[];
+  /** id → position */
+  readonly index: ReadonlyMap<string, number>;
+  /** bytes of the items' JSON together */
+  readonly bytes: number;
+}
+
+const templated = (v: unknown): boolean =>
+  typeof v === 'string'
+    ? v.includes('{{')
+    : Array.isArray(v)
+      ? v.some(templated)
+      : v !== null && typeof v === 'object' && Object.values(v).some(templated);
+
+/** The seed as a copy-on-write base, or null when a value is a template (each session renders its own). */
+export function seedBase(seed: readonly Item[], idField: string): SeedBase | null {
+  if (seed.some(templated)) return null;
+  const ids: string[] = [];
+  const raw: string[] = [];
+  const index = new Map<string, number>();
+  let bytes = 0;
+  for (const item of seed) {
+    const id = idOf(item, idField);
+    if (id === undefined || index.has(id)) continue;
+    const data = JSON.stringify(item);
+    index.set(id, ids.length);
+    ids.push(id);
+    raw.push(data);
+    bytes += Buffer.byteLength(data);
+  }
+  return { ids, raw, index, bytes };
+}

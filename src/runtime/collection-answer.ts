@@ -92,6 +92,7 @@ export function* collectionAnswer(
     name: data.collection,
     idField: def.idField,
     seed: () => def.render(ctx),
+    base: def.base(),
     session,
   };
   const id = data.idParam === null ? '' : (ctx.req.params[data.idParam] ?? '');

@@ -2,6 +2,7 @@
  * Records → an immutable compiled project: a route table, compiled conditions, templates and
  * sequences. Built once per configuration version; the hot path only runs what is built here.
  */
+import { type SeedBase, seedBase } from '../domain/collections.js';
 import type { CollectionOperation, RuleRecord, RuleTrace, Step, StorageScope } from '../domain/model.js';
 import { type CompiledCondition, compileCondition } from './conditions.js';
 import type { ProjectConfig } from './ports.js';
@@ -140,6 +141,17 @@ export interface CompiledCollection {
   readonly seed: readonly Record<string, unknown>[];
   /** the seed with its templates rendered for this request (the seed itself when it has none) */
   readonly render: (ctx: EvalContext) => readonly Record<string, unknown>[];
+  /** the seed as the base of copy-on-write session copies (null when it has templates), made on first use */
+  readonly base: () => SeedBase | null;
+}
+
+/** `seedBase` of the seed, made once when first asked for. */
+function lazyBase(seed: readonly Record<string, unknown>[], idField: string): () => SeedBase | null {
+  let made: SeedBase | null | undefined;
+  return () => {
+    if (made === undefined) made = seedBase(seed, idField);
+    return made;
+  };
 }
 
 /** True when a string anywhere in the seed calls faker. */
@@ -349,7 +361,10 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     router: router.built(),
     usesFaker: anyFaker,
     collections: new Map(
-      cfg.collections.map((c) => [c.name, { idField: c.idField, seed: c.seed, render: compileSeed(c.seed) }]),
+      cfg.collections.map((c) => [
+        c.name,
+        { idField: c.idField, seed: c.seed, render: compileSeed(c.seed), base: lazyBase(c.seed, c.idField) },
+      ]),
     ),
   };
 }

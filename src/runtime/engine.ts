@@ -190,7 +190,14 @@ export class Engine {
       for (const name of ep.counts) {
         const def = r.collections.get(name);
         if (!def) continue;
-        const ref = { projectId: r.projectId, name, idField: def.idField, seed: () => def.render(ctx), session };
+        const ref = {
+          projectId: r.projectId,
+          name,
+          idField: def.idField,
+          seed: () => def.render(ctx),
+          base: def.base(),
+          session,
+        };
         const res = (yield hot.collection(ref, { op: 'count' })) as { kind: string; count?: number };
         if (res.count !== undefined) counts.set(name, res.count);
       }

@@ -3,6 +3,7 @@
  * session sees of a collection lives in `collection_items` (hot/collections.ts); reading it here
  * goes through the same commands, so the management API sees exactly what mocks see.
  */
+import { seedBase } from '../domain/collections.js';
 import type { Collection } from '../domain/model.js';
 import { AppError } from '../errors.js';
 import type { StoreCore } from './core.js';
@@ -120,7 +121,14 @@ export class Collections {
     render: (seed: Record<string, unknown>[]) => readonly Record<string, unknown>[] = (seed) => seed,
   ): Promise<Record<string, unknown>[]> {
     const c = await this.get(ownerId, projectId, name);
-    const ref: CollectionRef = { projectId, name, idField: c.idField, seed: () => render(c.seed), session };
+    const ref: CollectionRef = {
+      projectId,
+      name,
+      idField: c.idField,
+      seed: () => render(c.seed),
+      base: seedBase(c.seed, c.idField),
+      session,
+    };
     const out = await this.hot().collection(ref, { op: 'list' });
     return out.kind === 'items' ? out.raw.map((d) => JSON.parse(d) as Record<string, unknown>) : [];
   }

@@ -3,7 +3,7 @@
  * sort); `seq` gives a stable creation order where two records share a millisecond. Conditions,
  * response and actions of a rule are JSON text. The `sessions` table holds login tokens.
  */
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export interface UsersTable {
   seq: Generated<number>;
@@ -67,11 +67,20 @@ export interface CollectionItemsTable {
   data: string;
   touched_at: number | string;
 }
+export interface AttemptsTable {
+  key: string;
+  reset_at: number | string;
+  n: number | string;
+}
 export interface CollectionSessionsTable {
   project_id: string;
   collection: string;
   session: string;
   touched_at: number | string;
+  /** seed items the copy is written over (copy on write), or -1 for a full copy */
+  base: ColumnType<number | string, number | undefined, number>;
+  items: ColumnType<number | string, number | undefined, number>;
+  bytes: ColumnType<number | string, number | undefined, number>;
 }
 export interface RulesTable {
   seq: Generated<number>;
@@ -144,6 +153,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   collection_items: CollectionItemsTable;
   collection_sessions: CollectionSessionsTable;
+  attempts: AttemptsTable;
   request_log: RequestLogTable;
   schema_version: SchemaVersionTable;
 }

@@ -7,11 +7,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabase, type TestDatabase } from '../../../test/helpers/databases.js';
+import { seedBase } from '../../domain/collections.js';
 import { openStore, type Store } from '../index.js';
 import type { CollectionCommand, CollectionRef, CollectionResult } from './collections.js';
 import { PostgresHot } from './postgres.js';
 
-describe.each(DIALECTS)('collection commands on %s', (dialect) => {
+const CASES = DIALECTS.flatMap((d) => [[d, 'full copies'] as const, [d, 'copies on write'] as const]);
+
+describe.each(CASES)('collection commands on %s, %s', (dialect, copies) => {
   let db: TestDatabase;
   let store: Store;
   let other: Store;
@@ -35,7 +38,8 @@ describe.each(DIALECTS)('collection commands on %s', (dialect) => {
       { id: 's2', name: 'seed two' },
     ];
     await store.collections.create(u.id, p.id, 'items', { idField: 'id', seed });
-    return { projectId: p.id, name: 'items', idField: 'id', seed };
+    const base = copies === 'copies on write' ? seedBase(seed, 'id') : null;
+    return { projectId: p.id, name: 'items', idField: 'id', seed, base };
   }
   const run = (s: Store, ref: CollectionRef, cmd: CollectionCommand) => s.hot.collection(ref, cmd);
   const ids = (r: CollectionResult) => (r.kind === 'items' ? r.raw.map((x) => JSON.parse(x).id as string) : []);

@@ -1,12 +1,18 @@
 /**
- * Collection commands (CONTRACT §11), written once for both databases as a step function over a
- * small table interface that each dialect backs with its SQL (sqlite.ts synchronously inside the
- * group commit, postgres.ts under an advisory lock). A session's copy is made from the seed on its
- * first use; every command runs under the lock of (project, collection, session), so concurrent
- * writes are exact on any number of processes.
+ * Collection commands (docs/stateful-mocks.md), written once for both databases as a step function
+ * over a small table interface that each dialect backs with its SQL (sqlite.ts synchronously inside
+ * the group commit, postgres.ts under an advisory lock). Every command runs under the lock of
+ * (project, collection, session), so concurrent writes are exact on any number of processes.
+ *
+ * A session's copy of a seed without templates is **copy on write**: the session's rows hold only
+ * what it changed — an item replaced in place (its seed position), a seed item deleted (a tombstone:
+ * empty data), an item added (after the seed) — and the seed itself is read from the compiled
+ * project. Many sessions of a large seed cost storage only for what each changed. A seed with
+ * templates (`{{faker …}}`) is rendered once per session and copied whole, as its values differ.
+ * Each session keeps its item count and bytes, for the caps (docs/limits.md, "Collections").
  */
 import { randomUUID } from 'node:crypto';
-import { idOf } from '../../domain/collections.js';
+import { idOf, type SeedBase, seedBase } from '../../domain/collections.js';
 import type { Steps } from '../../shared/steps.js';
 
 type Item = Record<string, unknown>;
@@ -18,6 +24,8 @@ export interface CollectionRef {
   readonly idField: string;
   /** the seed, or a function that renders it (templates such as {{faker …}} in seed values) */
   readonly seed: readonly Item[] | (() => readonly Item[]);
+  /** the seed as the base of copy-on-write session copies; null when it has templates */
+  readonly base?: SeedBase | null;
   readonly session: string;
 }
 
@@ -46,88 +54,196 @@ export const COLLECTION_CAPS = {
   items: 10_000,
   /** bytes of one item as stored JSON */
   itemBytes: 64 * 1024,
-  /** bytes of a seed as JSON */
-  seedBytes: 1024 * 1024,
+  /** bytes of a session's copy (seed included) */
+  sessionBytes: 10 * 1024 * 1024,
 } as const;
-
-const tooLarge = (data: string): CollectionResult | null =>
-  Buffer.byteLength(data) > COLLECTION_CAPS.itemBytes
-    ? { kind: 'too_large', message: `An item may hold at most ${COLLECTION_CAPS.itemBytes} bytes of JSON` }
-    : null;
 
 type Maybe<T> = T | Promise<T>;
 
 /** How often a session's use of its copy is written down (idle expiry and the session cap read it). */
 const TOUCH_EVERY_MS = 60_000;
 
+/** A session's copy: when it was made or last touched (ms), its base (-1: a full copy), count and bytes. */
+export interface SessionCopy {
+  touched: number;
+  base: number;
+  items: number;
+  bytes: number;
+}
+
+/** A row of a session's copy. */
+export interface ItemRow {
+  readonly id: string;
+  readonly ord: number;
+  readonly data: string;
+}
+
 /** The rows of one collection and session, as a dialect reads and writes them. */
 export interface ItemTable {
-  /** when the session's copy was made or last touched (ms), or null when it has none */
-  materialized(): Maybe<number | null>;
-  markMaterialized(): Maybe<void>;
-  get(id: string): Maybe<string | undefined>;
+  /** the session's copy, or null when it has none (the same object for the commands of a batch) */
+  copy(): Maybe<SessionCopy | null>;
+  /** records a new copy */
+  create(copy: SessionCopy): Maybe<void>;
+  touch(now: number): Maybe<void>;
+  /** adds to the copy's count and bytes (the caller has changed the SessionCopy already) */
+  adjust(items: number, bytes: number): Maybe<void>;
+  get(id: string): Maybe<{ data: string; ord: number } | undefined>;
   insert(id: string, ord: number, data: string): Maybe<void>;
   update(id: string, data: string): Maybe<void>;
+  /** new data and position */
+  place(id: string, ord: number, data: string): Maybe<void>;
   remove(id: string): Maybe<void>;
-  /** adds an item after the last one; false (nothing written) when its id is taken */
-  append(id: string, data: string): Maybe<boolean>;
-  all(): Maybe<string[]>;
-  count(): Maybe<number>;
+  /** adds an item after the last one and after position `base`; false (nothing written) when its id is taken */
+  append(id: string, data: string, base: number): Maybe<boolean>;
+  all(): Maybe<ItemRow[]>;
+}
+
+const bytesOf = (s: string) => Buffer.byteLength(s);
+const TOMBSTONE = '';
+
+const tooLarge = (message: string): CollectionResult => ({ kind: 'too_large', message });
+const itemTooLarge = (data: string): CollectionResult | null =>
+  bytesOf(data) > COLLECTION_CAPS.itemBytes
+    ? tooLarge(`An item may hold at most ${COLLECTION_CAPS.itemBytes} bytes of JSON`)
+    : null;
+const sessionTooLarge = (copy: SessionCopy, more: number): CollectionResult | null =>
+  copy.bytes + more > COLLECTION_CAPS.sessionBytes
+    ? tooLarge(`A collection holds at most ${COLLECTION_CAPS.sessionBytes} bytes of items per session`)
+    : null;
+
+/** The copy, made on first use: copy on write over a seed without templates, else the rendered seed whole. */
+function* ensureCopy(ref: CollectionRef, t: ItemTable): Steps<SessionCopy> {
+  const found = (yield t.copy()) as SessionCopy | null;
+  const now = Date.now();
+  if (found !== null) {
+    // keeps the session's copy from being forgotten as idle (mock-sessions.ts), at most once a minute
+    if (ref.session !== '' && now - found.touched > TOUCH_EVERY_MS) {
+      yield t.touch(now);
+      found.touched = now;
+    }
+    return found;
+  }
+  const base = ref.base ?? null;
+  if (base !== null) {
+    const copy = { touched: now, base: base.ids.length, items: base.ids.length, bytes: base.bytes };
+    yield t.create(copy);
+    return copy;
+  }
+  let ord = 0;
+  let bytes = 0;
+  const seed = typeof ref.seed === 'function' ? ref.seed() : ref.seed;
+  for (const item of seed) {
+    const id = idOf(item, ref.idField);
+    if (id === undefined) continue;
+    const data = JSON.stringify(item);
+    bytes += bytesOf(data);
+    yield t.insert(id, ++ord, data);
+  }
+  const copy = { touched: now, base: -1, items: ord, bytes };
+  yield t.create(copy);
+  return copy;
+}
+
+/** The item's current data and where it lives: a row of the copy, the seed, or nowhere. */
+interface Found {
+  data: string;
+  /** its row, or undefined when it is the seed's untouched item */
+  row: { data: string; ord: number } | undefined;
+  /** its seed position (0-based) in a copy-on-write copy, else -1 */
+  seedAt: number;
+}
+
+function* find(base: SeedBase | null, copy: SessionCopy, id: string, t: ItemTable): Steps<Found | null> {
+  const row = (yield t.get(id)) as { data: string; ord: number } | undefined;
+  const seedAt = copy.base >= 0 && base !== null ? (base.index.get(id) ?? -1) : -1;
+  if (row !== undefined) return row.data === TOMBSTONE ? null : { data: row.data, row, seedAt };
+  return seedAt >= 0 ? { data: base?.raw[seedAt] as string, row: undefined, seedAt } : null;
+}
+
+/** The copy's items in order: the seed with the session's rows over it, then what it added. */
+function merged(base: SeedBase | null, copy: SessionCopy, rows: ItemRow[]): string[] {
+  if (copy.base < 0 || base === null) return rows.map((r) => r.data);
+  const n = copy.base;
+  const own = new Map<string, ItemRow>();
+  for (const r of rows) if (base.index.has(r.id)) own.set(r.id, r);
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = own.get(base.ids[i]);
+    if (r === undefined) out.push(base.raw[i]);
+    else if (r.ord === i + 1 && r.data !== TOMBSTONE) out.push(r.data);
+  }
+  for (const r of rows) if (r.ord > n && r.data !== TOMBSTONE) out.push(r.data);
+  return out;
 }
 
 /** Runs one command; yields what it waits for (plain values on SQLite, promises on PostgreSQL). */
 export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTable): Steps<CollectionResult> {
-  const touched = (yield t.materialized()) as number | null;
-  if (touched === null) {
-    let ord = 0;
-    const seed = typeof ref.seed === 'function' ? ref.seed() : ref.seed;
-    for (const item of seed) {
-      const id = idOf(item, ref.idField);
-      if (id !== undefined) yield t.insert(id, ++ord, JSON.stringify(item));
-    }
-    yield t.markMaterialized();
-  } else if (ref.session !== '' && Date.now() - touched > TOUCH_EVERY_MS) {
-    // keeps the session's copy from being forgotten as idle (mock-sessions.ts), at most once a minute
-    yield t.markMaterialized();
+  const copy = (yield* ensureCopy(ref, t)) as SessionCopy;
+  const base = copy.base >= 0 ? (ref.base ?? null) : null;
+  if (copy.base >= 0 && (base === null || base.ids.length !== copy.base)) {
+    // the compiled seed is not the one the copy was written over (changed a moment ago on another
+    // process): its copies are being cleared, so this session's is made again
+    return { kind: 'missing' };
   }
   switch (cmd.op) {
     case 'list':
-      return { kind: 'items', raw: (yield t.all()) as string[] };
+      return { kind: 'items', raw: merged(base, copy, (yield t.all()) as ItemRow[]) };
     case 'count':
-      return { kind: 'count', count: (yield t.count()) as number };
+      return { kind: 'count', count: copy.items };
     case 'get': {
-      const data = (yield t.get(cmd.id)) as string | undefined;
-      return data === undefined ? { kind: 'missing' } : { kind: 'item', item: JSON.parse(data) };
+      const found = (yield* find(base, copy, cmd.id, t)) as Found | null;
+      return found === null ? { kind: 'missing' } : { kind: 'item', item: JSON.parse(found.data) };
     }
     case 'create': {
       const given = idOf(cmd.item, ref.idField);
       const item = given === undefined ? { ...cmd.item, [ref.idField]: randomUUID() } : cmd.item;
       const id = given ?? (item[ref.idField] as string);
       const data = JSON.stringify(item);
-      const big = tooLarge(data);
-      if (big) return big;
-      if (((yield t.count()) as number) >= COLLECTION_CAPS.items)
-        return { kind: 'too_large', message: `A collection holds at most ${COLLECTION_CAPS.items} items per session` };
-      if (!((yield t.append(id, data)) as boolean)) return { kind: 'conflict' };
+      const refused = itemTooLarge(data) ?? sessionTooLarge(copy, bytesOf(data));
+      if (refused) return refused;
+      if (copy.items >= COLLECTION_CAPS.items)
+        return tooLarge(`A collection holds at most ${COLLECTION_CAPS.items} items per session`);
+      const seedAt = base?.index.get(id);
+      if (base !== null && seedAt !== undefined) {
+        // a seed id: taken unless this session deleted it; created again, it goes after the rest
+        const row = (yield t.get(id)) as { data: string; ord: number } | undefined;
+        if (row === undefined || row.data !== TOMBSTONE) return { kind: 'conflict' };
+        yield t.remove(id);
+      }
+      if (!((yield t.append(id, data, Math.max(0, copy.base))) as boolean)) return { kind: 'conflict' };
+      copy.items += 1;
+      copy.bytes += bytesOf(data);
+      yield t.adjust(1, bytesOf(data));
       return { kind: 'item', item, created: true };
     }
     case 'replace':
     case 'update': {
-      const data = (yield t.get(cmd.id)) as string | undefined;
-      if (data === undefined) return { kind: 'missing' };
-      const current = JSON.parse(data) as Item;
+      const found = (yield* find(base, copy, cmd.id, t)) as Found | null;
+      if (found === null) return { kind: 'missing' };
+      const current = JSON.parse(found.data) as Item;
       // the id stays the stored one, whatever the body says
-      const base = cmd.op === 'update' ? { ...current, ...cmd.patch } : { ...cmd.item };
-      const item = { ...base, [ref.idField]: current[ref.idField] };
-      const next = JSON.stringify(item);
-      const big = tooLarge(next);
-      if (big) return big;
-      yield t.update(cmd.id, next);
+      const next = cmd.op === 'update' ? { ...current, ...cmd.patch } : { ...cmd.item };
+      const item = { ...next, [ref.idField]: current[ref.idField] };
+      const data = JSON.stringify(item);
+      const grows = bytesOf(data) - bytesOf(found.data);
+      const refused = itemTooLarge(data) ?? sessionTooLarge(copy, grows);
+      if (refused) return refused;
+      if (found.row === undefined) yield t.insert(cmd.id, found.seedAt + 1, data);
+      else yield t.update(cmd.id, data);
+      copy.bytes += grows;
+      yield t.adjust(0, grows);
       return { kind: 'item', item };
     }
     case 'delete': {
-      if ((yield t.get(cmd.id)) === undefined) return { kind: 'missing' };
-      yield t.remove(cmd.id);
+      const found = (yield* find(base, copy, cmd.id, t)) as Found | null;
+      if (found === null) return { kind: 'missing' };
+      // a seed item of a copy-on-write copy leaves a tombstone at its seed position
+      if (found.seedAt < 0) yield t.remove(cmd.id);
+      else if (found.row === undefined) yield t.insert(cmd.id, found.seedAt + 1, TOMBSTONE);
+      else yield t.place(cmd.id, found.seedAt + 1, TOMBSTONE);
+      copy.items -= 1;
+      copy.bytes -= bytesOf(found.data);
+      yield t.adjust(-1, -bytesOf(found.data));
       return { kind: 'deleted' };
     }
   }

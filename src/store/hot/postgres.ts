@@ -308,30 +308,45 @@ async function runCommands(
   const { projectId, name, session } = works[0].ref;
   const k = [projectId, name, session];
   const rows = async (s: Named, args: unknown[]) => (await run(client, s, args)).rows;
-  let touched: number | null | undefined;
+  let copy: collections.SessionCopy | null | undefined;
+  // the count and bytes the batch's commands added, written once before the batch commits
+  let items = 0;
+  let bytes = 0;
   const t: collections.ItemTable = {
-    materialized: async () => {
-      if (touched === undefined) {
-        const [row] = await rows(COL.materialized, k);
-        touched = row === undefined ? null : Number(row.t);
+    copy: async () => {
+      if (copy === undefined) {
+        const [row] = await rows(COL.session, k);
+        copy =
+          row === undefined
+            ? null
+            : { touched: Number(row.t), base: Number(row.base), items: Number(row.items), bytes: Number(row.bytes) };
       }
-      return touched;
+      return copy;
     },
-    markMaterialized: async () => {
-      const now = Date.now();
-      await rows(COL.mark, [...k, now]);
-      touched = now;
+    create: async (x) => {
+      await rows(COL.create, [...k, x.touched, x.base, x.items, x.bytes]);
+      copy = x;
     },
-    get: async (id) => (await rows(COL.get, [...k, id]))[0]?.data,
+    touch: async (now) => void (await rows(COL.touch, [now, ...k])),
+    adjust: (i, b) => {
+      items += i;
+      bytes += b;
+    },
+    get: async (id) => {
+      const [row] = await rows(COL.get, [...k, id]);
+      return row === undefined ? undefined : { data: row.data, ord: Number(row.ord) };
+    },
     insert: async (id, ord, data) => void (await rows(COL.insert, [...k, id, ord, data, Date.now()])),
     update: async (id, data) => void (await rows(COL.update, [data, Date.now(), ...k, id])),
+    place: async (id, ord, data) => void (await rows(COL.place, [data, ord, Date.now(), ...k, id])),
     remove: async (id) => void (await rows(COL.remove, [...k, id])),
-    all: async () => (await rows(COL.all, k)).map((r) => r.data),
-    count: async () => Number((await rows(COL.count, k))[0].n),
-    append: async (id, data) => (await run(client, COL.append, [...k, id, ...k, data, Date.now()])).rowCount === 1,
+    all: async () => (await rows(COL.all, k)).map((r) => ({ id: r.id, ord: Number(r.ord), data: r.data })),
+    append: async (id, data, base) =>
+      (await run(client, COL.append, [...k, id, base, base, ...k, data, Date.now()])).rowCount === 1,
   };
   const out: collections.CollectionResult[] = [];
   // each command with its own compiled collection (its seed and id field), on the batch's table
   for (const { ref, cmd } of works) out.push(await drive(collections.execute(ref, cmd, t)));
+  if (items !== 0 || bytes !== 0) await rows(COL.adjust, [items, bytes, ...k]);
   return out;
 }

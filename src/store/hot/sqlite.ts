@@ -20,6 +20,7 @@ import {
   type CollectionRef,
   type CollectionResult,
   execute,
+  type ItemRow,
   type ItemTable,
 } from './collections.js';
 import {
@@ -109,18 +110,25 @@ export class SqliteHot implements HotState {
     const k = [ref.projectId, ref.name, ref.session] as const;
     const c = this.col;
     return {
-      materialized: () => {
-        const row = c.materialized.get(...k) as { t: number } | undefined;
-        return row === undefined ? null : Number(row.t);
+      copy: () => {
+        const row = c.session.get(...k) as { t: number; base: number; items: number; bytes: number } | undefined;
+        return row === undefined
+          ? null
+          : { touched: Number(row.t), base: Number(row.base), items: Number(row.items), bytes: Number(row.bytes) };
       },
-      markMaterialized: () => void c.mark.run(...k, Date.now()),
-      get: (id) => (c.get.get(...k, id) as { data: string } | undefined)?.data,
+      create: (x) => void c.create.run(...k, x.touched, x.base, x.items, x.bytes),
+      touch: (now) => void c.touch.run(now, ...k),
+      adjust: (items, bytes) => void c.adjust.run(items, bytes, ...k),
+      get: (id) => {
+        const row = c.get.get(...k, id) as { data: string; ord: number } | undefined;
+        return row === undefined ? undefined : { data: row.data, ord: Number(row.ord) };
+      },
       insert: (id, ord, data) => void c.insert.run(...k, id, ord, data, Date.now()),
       update: (id, data) => void c.update.run(data, Date.now(), ...k, id),
+      place: (id, ord, data) => void c.place.run(data, ord, Date.now(), ...k, id),
       remove: (id) => void c.remove.run(...k, id),
-      all: () => (c.all.all(...k) as { data: string }[]).map((r) => r.data),
-      count: () => Number((c.count.get(...k) as { n: number }).n),
-      append: (id, data) => c.append.run(...k, id, ...k, data, Date.now()).changes === 1,
+      all: () => (c.all.all(...k) as ItemRow[]).map((r) => ({ id: r.id, ord: Number(r.ord), data: r.data })),
+      append: (id, data, base) => c.append.run(...k, id, base, base, ...k, data, Date.now()).changes === 1,
     };
   }
 

@@ -56,23 +56,27 @@ export function logArgs(rows: readonly { projectId: string; entry: { id: string;
 /** One collection and session's rows (hot/collections.ts); every statement starts with the three keys. */
 const KEYS = 'project_id = ? AND collection = ? AND session = ?';
 export const COLLECTION = {
-  materialized: `SELECT touched_at AS t FROM collection_sessions WHERE ${KEYS}`,
-  mark: `INSERT INTO collection_sessions (project_id, collection, session, touched_at) VALUES (?, ?, ?, ?)
-    ON CONFLICT (project_id, collection, session) DO UPDATE SET touched_at = excluded.touched_at`,
-  get: `SELECT data FROM collection_items WHERE ${KEYS} AND item_id = ?`,
+  session: `SELECT touched_at AS t, base, items, bytes FROM collection_sessions WHERE ${KEYS}`,
+  create: `INSERT INTO collection_sessions (project_id, collection, session, touched_at, base, items, bytes)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  touch: `UPDATE collection_sessions SET touched_at = ? WHERE ${KEYS}`,
+  adjust: `UPDATE collection_sessions SET items = items + ?, bytes = bytes + ? WHERE ${KEYS}`,
+  get: `SELECT data, ord FROM collection_items WHERE ${KEYS} AND item_id = ?`,
   insert: `INSERT INTO collection_items (project_id, collection, session, item_id, ord, data, touched_at)
     VALUES (?, ?, ?, ?, ?, ?, ?)`,
   update: `UPDATE collection_items SET data = ?, touched_at = ? WHERE ${KEYS} AND item_id = ?`,
+  place: `UPDATE collection_items SET data = ?, ord = ?, touched_at = ? WHERE ${KEYS} AND item_id = ?`,
   remove: `DELETE FROM collection_items WHERE ${KEYS} AND item_id = ?`,
-  all: `SELECT data FROM collection_items WHERE ${KEYS} ORDER BY ord`,
-  count: `SELECT COUNT(*) AS n FROM collection_items WHERE ${KEYS}`,
+  all: `SELECT item_id AS id, ord, data FROM collection_items WHERE ${KEYS} ORDER BY ord`,
   /**
-   * A new item after the last one, unless its id is taken (no row then): one statement where a
-   * lookup, a read of the last position and an insert were three. The last position is read
-   * through the order index by ORDER BY … LIMIT 1, which PostgreSQL plans that way even before
-   * the table has statistics (MAX() on a fresh table was planned as a scan of the session's rows).
+   * A new item after the last one (and after the seed's positions, `base`), unless its id is taken
+   * (no row then): one statement where a lookup, a read of the last position and an insert were
+   * three. The last position is read through the order index by ORDER BY … LIMIT 1, which
+   * PostgreSQL plans that way even before the table has statistics (MAX() on a fresh table was
+   * planned as a scan of the session's rows).
    */
   append: `INSERT INTO collection_items (project_id, collection, session, item_id, ord, data, touched_at)
-    VALUES (?, ?, ?, ?, COALESCE((SELECT ord FROM collection_items WHERE ${KEYS} ORDER BY ord DESC LIMIT 1), 0) + 1, ?, ?)
+    VALUES (?, ?, ?, ?, (SELECT CASE WHEN COALESCE(MAX(last.ord), 0) > ? THEN COALESCE(MAX(last.ord), 0) ELSE ? END + 1
+      FROM (SELECT ord FROM collection_items WHERE ${KEYS} ORDER BY ord DESC LIMIT 1) AS last), ?, ?)
     ON CONFLICT DO NOTHING`,
 } as const;

@@ -126,6 +126,31 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
           await run(db, ['ALTER TABLE projects ADD COLUMN recording INTEGER NOT NULL DEFAULT 0']);
       },
     },
+    // login and register attempts counted across processes (store/attempts.ts)
+    '0008_attempts': {
+      up: (db) =>
+        run(db, [
+          `CREATE TABLE IF NOT EXISTS attempts (key TEXT PRIMARY KEY, reset_at ${d.ddl.bigint} NOT NULL, n ${d.ddl.bigint} NOT NULL)`,
+        ]),
+    },
+    // a session's copy of a collection: copy on write over the seed (`base` seed items, -1 for a
+    // full copy), with its item count and bytes kept for the caps (store/hot/collections.ts)
+    '0007_collection_session_counts': {
+      up: async (db) => {
+        const table = (await db.introspection.getTables()).find((t) => t.name === 'collection_sessions');
+        if (table?.columns.some((c) => c.name === 'items')) return;
+        await run(db, [
+          `ALTER TABLE collection_sessions ADD COLUMN base ${d.ddl.bigint} NOT NULL DEFAULT -1`,
+          `ALTER TABLE collection_sessions ADD COLUMN items ${d.ddl.bigint} NOT NULL DEFAULT 0`,
+          `ALTER TABLE collection_sessions ADD COLUMN bytes ${d.ddl.bigint} NOT NULL DEFAULT 0`,
+          `UPDATE collection_sessions SET
+            items = (SELECT COUNT(*) FROM collection_items i WHERE i.project_id = collection_sessions.project_id
+              AND i.collection = collection_sessions.collection AND i.session = collection_sessions.session),
+            bytes = (SELECT COALESCE(SUM(LENGTH(i.data)), 0) FROM collection_items i WHERE i.project_id = collection_sessions.project_id
+              AND i.collection = collection_sessions.collection AND i.session = collection_sessions.session)`,
+        ]);
+      },
+    },
   };
 }
 
