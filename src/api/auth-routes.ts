@@ -4,20 +4,29 @@ import { Credentials, LoginBody, PasswordChange, PlanBody, UserSchema } from '..
 import { AppError, validationError } from '../errors.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 import { dummyPasswordHash, hashPassword, hashToken, newToken, verifyPassword } from './passwords.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter, SharedRateLimiter } from './rate-limit.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): void {
-  const perAddress = new RateLimiter(config.authRatePerMinute, 60_000);
-  const perEmail = new RateLimiter(Math.max(5, Math.floor(config.authRatePerMinute / 3)), 60_000);
-  const limit = (ip: string, email: unknown) => {
+  // several processes on PostgreSQL count together in the database; one process counts in memory
+  const shared = store.pgPool !== null;
+  const limiter = (n: number) =>
+    shared ? new SharedRateLimiter(store.attempts, n, 60_000) : new RateLimiter(n, 60_000);
+  const perAddress = limiter(config.authRatePerMinute);
+  const perEmail = limiter(Math.max(5, Math.floor(config.authRatePerMinute / 3)));
+  if (shared) {
+    const sweep = setInterval(() => void store.attempts.sweep().catch(() => {}), 60_000);
+    sweep.unref();
+    app.addHook('onClose', async () => clearInterval(sweep));
+  }
+  const limit = async (ip: string, email: unknown) => {
     // an address over its limit counts nothing more: its attempts neither fill the email table
     // nor touch the counters of the emails it names
-    if (!perAddress.take(`ip:${ip}`)) throw new AppError('rate_limited');
+    if (!(await perAddress.take(`ip:${ip}`))) throw new AppError('rate_limited');
     // keyed exactly as the account lookup keys it (trimmed, lower case): padding or case cannot
     // spread one account's attempts over several counters
-    if (typeof email === 'string' && !perEmail.take(`email:${email.trim().toLowerCase()}`))
+    if (typeof email === 'string' && !(await perEmail.take(`email:${email.trim().toLowerCase()}`)))
       throw new AppError('rate_limited');
   };
 
@@ -34,7 +43,7 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
       config: { access: 'public' },
     },
     async (req, reply) => {
-      limit(req.ip, req.body.email);
+      await limit(req.ip, req.body.email);
       const email = req.body.email.trim();
       if (!EMAIL.test(email)) throw validationError([{ path: '/email', message: 'email must be an email address' }]);
       const user = await store.users.create(email, await hashPassword(req.body.password));
@@ -47,7 +56,7 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
     '/api/auth/login',
     { schema: { tags: ['auth'], summary: 'Sign in', body: LoginBody, security: [] }, config: { access: 'public' } },
     async (req) => {
-      limit(req.ip, req.body.email);
+      await limit(req.ip, req.body.email);
       const found = await store.users.findByEmail(req.body.email.trim());
       // The same work and the same answer for an unknown email and a wrong password.
       const ok = await verifyPassword(req.body.password, found?.passwordHash ?? (await dummyPasswordHash()));
@@ -78,7 +87,7 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
     { schema: { tags: ['auth'], summary: 'Change the password; revokes every other session', body: PasswordChange } },
     async (req, reply) => {
       const me = caller(req);
-      limit(req.ip, me.email);
+      await limit(req.ip, me.email);
       const full = await store.users.getWithHash(me.id);
       if (!full || !(await verifyPassword(req.body.oldPassword, full.passwordHash)))
         throw new AppError('invalid_credentials');

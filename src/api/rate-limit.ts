@@ -1,7 +1,8 @@
 /**
- * Fixed-window attempt counters in memory, for login and register (per client address and per
- * email). Bounded: past `maxKeys` live counters the expired ones are swept, and when every counter
- * is still live a new key is refused (counted as over its limit) rather than forgetting the others
+ * Fixed-window attempt counters for login and register (per client address and per email): in
+ * memory in a single process, in the database's `attempts` table when several processes share
+ * PostgreSQL (`SharedRateLimiter`), so they limit together. In memory the table is bounded: past
+ * `maxKeys` live counters the expired ones are swept, and when every counter is still live a new key is refused (counted as over its limit) rather than forgetting the others
  * — wiping the table would let whoever fills it reset a victim's counter.
  */
 export class RateLimiter {
@@ -41,5 +42,22 @@ export class RateLimiter {
 
   private sweep(now: number): void {
     for (const [k, h] of this.hits) if (h.resetAt <= now) this.hits.delete(k);
+  }
+}
+
+/** Counts attempts in the store, shared by every process (`store/attempts.ts`). */
+export interface AttemptCounter {
+  take(key: string, windowMs: number): Promise<number>;
+}
+
+export class SharedRateLimiter {
+  constructor(
+    private readonly counter: AttemptCounter,
+    private readonly limit: number,
+    private readonly windowMs: number,
+  ) {}
+
+  async take(key: string): Promise<boolean> {
+    return (await this.counter.take(key, this.windowMs)) <= this.limit;
   }
 }

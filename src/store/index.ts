@@ -15,6 +15,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type pg from 'pg';
 import { ApiKeys } from './api-keys.js';
+import { Attempts } from './attempts.js';
 import { Collections } from './collections.js';
 import { StoreCore } from './core.js';
 import { type DialectCaps, POSTGRES, SQLITE } from './dialect.js';
@@ -49,6 +50,7 @@ export class Store extends EventEmitter {
   readonly mockConfig: MockConfig;
   readonly collections: Collections;
   readonly apiKeys: ApiKeys;
+  readonly attempts: Attempts;
   private hotState: HotState | null = null;
 
   constructor(
@@ -74,6 +76,7 @@ export class Store extends EventEmitter {
     this.mockConfig = new MockConfig(core);
     this.collections = new Collections(core, this.projects, () => this.hot);
     this.apiKeys = new ApiKeys(core);
+    this.attempts = new Attempts(core);
   }
 
   /** The mock hot path's state (made once the schema is up to date: its statements are prepared). */

@@ -7,9 +7,13 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
+import { sql } from 'kysely';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type Running, startServer } from '../../src/server.js';
+import { DIALECTS } from '../helpers/databases.js';
 import { expectError } from '../helpers/expect.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, TestClient, type TestServer, testConfig } from '../helpers/server.js';
 
 /** A regex of counted repetitions: 194 characters, 32,000 compiled instructions. */
 const REGEX_BOMB = `${'[^x]{0,1000}'.repeat(16)}d`;
@@ -395,6 +399,46 @@ describe('Security III: collection caps', () => {
   });
 });
 
+describe('Security III: copy-on-write session copies', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer('sqlite');
+  });
+  afterAll(() => s.close());
+
+  test('attack 10b: 40 anonymous sessions of a 0.9 MB seed store only what each changed', async () => {
+    const c = s.client;
+    const u = await c.user();
+    const p = await c.project(u.token);
+    const seed = Array.from({ length: 900 }, (_, i) => ({ id: i + 1, text: 'z'.repeat(1000) }));
+    expect((await c.api('POST', `/api/projects/${p.id}/collections`, { name: 'big', seed }, u.token)).status).toBe(201);
+    await c.api('POST', `/api/projects/${p.id}/resources`, { collection: 'big', path: '/big' }, u.token);
+    const json = { 'content-type': 'application/json' };
+    for (let i = 0; i < 40; i++) {
+      const session = { 'x-mockyard-session': `anon-${i}` };
+      const list = await c.mock(p.id, 'GET', '/big', { headers: session });
+      expect(list.json).toHaveLength(900);
+      if (i % 10 === 0) {
+        await c.mock(p.id, 'DELETE', '/big/1', { headers: session });
+        await c.mock(p.id, 'PATCH', '/big/2', { headers: { ...session, ...json }, body: '{"text":"mine"}' });
+        await c.mock(p.id, 'POST', '/big', { headers: { ...session, ...json }, body: '{"id":1,"text":"back"}' });
+      }
+    }
+    const rows = await sql<{ n: number; bytes: number }>`SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(data)), 0) AS bytes
+      FROM collection_items WHERE project_id = ${p.id}`.execute(s.running.store.db);
+    // 4 sessions each hold 2 rows (item 2 changed in place; item 1 deleted, then created again at the
+    // end, its tombstone replaced); the other 36 stored nothing
+    expect(Number(rows.rows[0].n)).toBe(8);
+    expect(Number(rows.rows[0].bytes)).toBeLessThan(10_000);
+    const changed = await c.mock(p.id, 'GET', '/big', { headers: { 'x-mockyard-session': 'anon-0' } });
+    expect(changed.json.map((x: { id: number }) => x.id).slice(0, 2)).toEqual([2, 3]);
+    expect(changed.json[0].text).toBe('mine');
+    expect(changed.json.at(-1)).toEqual({ id: 1, text: 'back' });
+    const untouched = await c.mock(p.id, 'GET', '/big', { headers: { 'x-mockyard-session': 'anon-1' } });
+    expect(untouched.json[0]).toEqual(seed[0]);
+  });
+});
+
 describe('Security III: the login limiter', () => {
   let s: TestServer;
   beforeAll(async () => {
@@ -446,5 +490,32 @@ describe('Security III: imports obey the API caps', () => {
     const ok = await c.api('POST', '/api/projects/import', doc({ a: 'stored' }, {}), u.token);
     expect(ok.status).toBe(201);
     expect((await c.mock(ok.json.id, 'GET', '/s')).text).toBe('stored');
+  });
+});
+
+describe.skipIf(!DIALECTS.includes('postgres'))('Security III: login counts on several processes', () => {
+  let a: TestServer;
+  let b: Running;
+  beforeAll(async () => {
+    a = await startTestServer('postgres', { authRatePerMinute: 6 });
+    b = await startServer(testConfig(a.db.url, { authRatePerMinute: 6 }), pino({ level: 'silent' }));
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  test('attack 11c: two processes of one PostgreSQL service count one address together', async () => {
+    const other = new TestClient(b.url);
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const c = i % 2 === 0 ? a.client : other;
+      statuses.push(
+        (await c.api('POST', '/api/auth/login', { email: `n${i}@example.test`, password: 'wrong-password' })).status,
+      );
+    }
+    // 6 attempts a minute from this address in all, whichever process takes them
+    expect(statuses.filter((s) => s === 401)).toHaveLength(6);
+    expect(statuses.slice(6)).toEqual([429, 429, 429, 429]);
   });
 });
