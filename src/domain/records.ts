@@ -196,6 +196,8 @@ export const RequestLogEntryRecord = Type.Object({
   data: Type.Optional(DataBindingRecord),
   /** why the answer is an error of the service's own (e.g. `render_too_large`, CONTRACT §10) */
   error: Type.Optional(Type.String()),
+  /** something the service did not do with this request, and why (e.g. record mode did not record it) */
+  warning: Type.Optional(Type.String()),
   response: Type.Optional(SentAnswerRecord),
 });
 

@@ -47,6 +47,7 @@ export class Exchange implements LogRecord {
   proxied = false;
   session = '';
   error = '';
+  warning = '';
   data: LogRecord['data'] = undefined;
   sentHeaders: AnswerNote['sentHeaders'] = null;
   sentBody = '';

@@ -169,9 +169,22 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       const view = x.view();
       const recorder = deps.recorder;
       const id = project.id;
-      return proxy(deps.egress, project.fallbackUrl, view, x.rawBody, req, res, (answer) =>
-        recorder.record({ projectId: id, method, path, rawQuery: view.rawQuery, requestBody: x.bodyText, answer }),
-      ).then((status) => finish(x, status));
+      let recorded: Promise<string | null> | null = null;
+      return proxy(deps.egress, project.fallbackUrl, view, x.rawBody, req, res, (answer) => {
+        recorded = recorder.record({
+          projectId: id,
+          method,
+          path,
+          rawQuery: view.rawQuery,
+          requestBody: x.bodyText,
+          answer,
+        });
+      }).then(async (status) => {
+        // the entry says when the answer was not recorded (e.g. larger than MOCKYARD_MAX_RECORD_BYTES)
+        const warning = recorded === null ? null : await (recorded as Promise<string | null>);
+        if (warning) x.warning = warning;
+        finish(x, status);
+      });
     }
     const match = project.router.match(method, path);
     if (!match) {

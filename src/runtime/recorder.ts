@@ -73,11 +73,21 @@ export class Recorder {
     private readonly maxBytes = 16 * 1024 * 1024,
   ) {}
 
-  /** Queues one proxied exchange; never throws (a failed recording is logged). */
-  record(r: Recording): void {
+  /**
+   * Queues one proxied exchange; never throws (a failed recording is logged). Resolves, once the
+   * answer is decoded, with a warning for the request log when it will not be recorded, else null.
+   */
+  record(r: Recording): Promise<string | null> {
+    let warn: (w: string | null) => void = () => {};
+    const warned = new Promise<string | null>((resolve) => {
+      warn = resolve;
+    });
     this.chain = this.chain.then(() =>
-      this.write(r).catch((err) => this.log.warn({ err, projectId: r.projectId }, 'recording failed')),
+      this.write(r, warn)
+        .catch((err) => this.log.warn({ err, projectId: r.projectId }, 'recording failed'))
+        .finally(() => warn(null)),
     );
+    return warned;
   }
 
   /** Resolves when every queued recording is written (tests, shutdown). */
@@ -85,7 +95,7 @@ export class Recorder {
     return this.chain;
   }
 
-  private async write(r: Recording): Promise<void> {
+  private async write(r: Recording, warn: (w: string | null) => void): Promise<void> {
     const owner = await this.store.projects.ownerOf(r.projectId);
     if (!owner) return;
     let body: string | null;
@@ -94,8 +104,10 @@ export class Recorder {
     } catch (e) {
       if (!(e instanceof TooLargeToRecord)) throw e;
       this.log.warn({ projectId: r.projectId, path: r.path }, `not recorded: ${e.message}`);
+      warn(`not recorded: ${e.message}`);
       return;
     }
+    warn(null);
     if (body === null) {
       this.log.info({ projectId: r.projectId, path: r.path }, 'not recorded: the answer is not text');
       return;

@@ -75,6 +75,7 @@ export function settle(p: LogRecord): RequestLogEntry {
   if (p.proxied) e.proxied = true;
   if (p.session) e.session = p.session;
   if (p.error) e.error = p.error;
+  if (p.warning) e.warning = p.warning;
   if (p.data) e.data = p.data;
   const response = sentAnswer(p);
   if (response) e.response = response;

@@ -85,6 +85,7 @@ export class Ring {
   private ruleIds: (string | null)[] = [];
   private sessions: string[] = [];
   private errors: string[] = [];
+  private warnings: string[] = [];
   private datas: RequestLogEntry['data'][] = [];
   private steps: (CompiledStep | null)[] = [];
   private sentHeaders: (Readonly<OutHeaders> | null)[] = [];
@@ -131,6 +132,7 @@ export class Ring {
     this.steps[i] = p.sentStep;
     this.sessions[i] = p.session ?? '';
     this.errors[i] = p.error ?? '';
+    this.warnings[i] = p.warning ?? '';
     this.datas[i] = p.data;
     this.flags[i] = p.proxied === true ? 1 : 0;
     const na = p.actions.length;
@@ -188,6 +190,7 @@ export class Ring {
       proxied: (flags & 1) !== 0,
       session: this.sessions[i],
       error: this.errors[i],
+      warning: this.warnings[i],
       data: this.datas[i],
       sentHeaders: this.headers(i),
       sentBody: text.sentBody,
@@ -238,6 +241,7 @@ export class Ring {
     this.ruleIds = column(this.ruleIds);
     this.sessions = column(this.sessions);
     this.errors = column(this.errors);
+    this.warnings = column(this.warnings);
     this.datas = column(this.datas);
     this.steps = column(this.steps);
     this.sentHeaders = column(this.sentHeaders);

@@ -235,6 +235,13 @@ describe('Security III: record mode', () => {
     }
     expect(peak - before).toBeLessThan(64 * 1024 * 1024);
     expect((await c.api('GET', `/api/projects/${p.id}/endpoints`, undefined, u.token)).json).toEqual([]);
+    // the request log says why it was not recorded
+    let entry: { warning?: string; proxied?: boolean } | undefined;
+    for (let i = 0; i < 100 && !entry; i++) {
+      entry = (await c.api('GET', `/api/projects/${p.id}/requests`, undefined, u.token)).json[0];
+      if (!entry) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(entry).toMatchObject({ proxied: true, warning: expect.stringMatching(/^not recorded: .*16777216 bytes/) });
   });
 
   test('attack 12: a recorded literal /* stays a literal path, never a catch-all', async () => {

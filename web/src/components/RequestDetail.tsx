@@ -170,6 +170,11 @@ function AnswerSent({ e }: { e: LogEntry }) {
               ? `An error of Mockyard’s own (${e.error}).`
               : 'Not recorded for this request.'}
         </p>
+        {e.warning && (
+          <p className="small" role="note">
+            Warning: {e.warning}
+          </p>
+        )}
       </>
     );
   }
