@@ -10,6 +10,7 @@ import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerFactory, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { AJV_OPTIONS } from '../domain/validator.js';
 import { AppError, errorBody, validationError } from '../errors.js';
 import { isUnavailable } from '../store/errors.js';
 import { apiKeyRoutes } from './api-keys.js';
@@ -51,14 +52,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
         : config.trustProxy,
     return503OnClosing: true,
     ajv: {
-      customOptions: {
-        coerceTypes: false,
-        removeAdditional: false,
-        allErrors: true,
-        useDefaults: false,
-        // actions are a union picked by `type` (src/domain/schemas.ts)
-        discriminator: true,
-      },
+      // the options every validator of the service uses (imports too)
+      customOptions: AJV_OPTIONS,
     },
     routerOptions: { ignoreTrailingSlash: true },
     // Requests node:http cannot parse, slow clients (headers/request timeout) and oversized headers:

@@ -4,55 +4,12 @@
  * detail. A stack trace never leaves the process.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ACTION_TYPES } from '../domain/constants.js';
-import { AppError, type ErrorDetail, errorBody } from '../errors.js';
-
-interface AjvError {
-  instancePath?: string;
-  keyword?: string;
-  params?: Record<string, unknown>;
-  message?: string;
-}
-
-/**
- * Ajv's errors → details. A union (`response: Response | null`) makes Ajv report every branch;
- * the precise errors of the branch that was meant are kept, the generic `anyOf` summary and the
- * "must be null" of the other branch are dropped when anything more specific exists.
- */
-function detailsOf(all: AjvError[]): ErrorDetail[] {
-  const out: ErrorDetail[] = [];
-  const seen = new Set<string>();
-  const generic = (e: AjvError) => e.keyword === 'anyOf' || (e.keyword === 'type' && e.params?.type === 'null');
-  const specific = all.filter((e) => !generic(e));
-  const errors = specific.length > 0 ? specific : all;
-  for (const e of errors) {
-    let path = e.instancePath || '';
-    let message = e.message ?? 'is not valid';
-    if (e.keyword === 'required' && e.params?.missingProperty) {
-      path = `${path}/${String(e.params.missingProperty)}`;
-      message = 'is required';
-    } else if (e.keyword === 'additionalProperties' && e.params?.additionalProperty) {
-      path = `${path}/${String(e.params.additionalProperty)}`;
-      message = 'is not a known field';
-    } else if (e.keyword === 'discriminator') {
-      // a union picked by a tag (actions by `type`): the tag is missing or names no branch
-      if (e.params?.error === 'tag' && all.some((x) => x.keyword === 'required')) continue;
-      path = `${path}/${String(e.params?.tag ?? 'type')}`;
-      message = `must be one of ${ACTION_TYPES.join(', ')}`;
-    } else if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
-      message = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
-    }
-    const key = `${path}|${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ path: path || '/', message: `${path.split('/').pop() || 'body'} ${message}` });
-  }
-  return out;
-}
+import { detailsOf } from '../domain/validator.js';
+import { AppError, errorBody } from '../errors.js';
 
 export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
-  const fe = err as FastifyError & { validation?: AjvError[] };
+  const fe = err as FastifyError & { validation?: Parameters<typeof detailsOf>[0] };
   if (fe?.validation) {
     const details = detailsOf(fe.validation);
     return new AppError('validation_failed', details.map((d) => `${d.path}: ${d.message}`).join('; '), details);

@@ -3,9 +3,10 @@
  * Mockyard export, HAR, Postman, Mockoon or WireMock → `Converted`. The OpenAPI family is validated
  * and dereferenced in a worker (domain/parser-pool.ts); the other formats are plain data walks.
  */
-import { Value } from '@sinclair/typebox/value';
+import type { Static } from '@sinclair/typebox';
 import { ExportDocumentSchema } from '../domain/export.js';
 import { planImport } from '../domain/openapi-import.js';
+import { compileValidator, type ErrorDetail } from '../domain/validator.js';
 import { AppError, validationError } from '../errors.js';
 import { loadFaker } from '../runtime/faker.js';
 import { convertHar, isHar } from './har.js';
@@ -58,13 +59,20 @@ async function fromOpenApi(doc: unknown, load: OpenApiLoader): Promise<Converted
   return out;
 }
 
+let exportCheck: ((v: unknown) => ErrorDetail[] | null) | null = null;
+const checkExport = (doc: unknown) => {
+  exportCheck ??= compileValidator(ExportDocumentSchema);
+  return exportCheck(doc);
+};
+
 function fromExport(doc: unknown): Converted {
-  if (!Value.Check(ExportDocumentSchema, doc)) {
-    const details = [...Value.Errors(ExportDocumentSchema, doc)]
-      .slice(0, 20)
-      .map((e) => ({ path: e.path || '/', message: e.message }));
-    throw validationError(details, 'The Mockyard export document is not valid');
-  }
+  // the validator the API's POST /api/projects/import uses for the same schema
+  const problems = checkExport(doc);
+  if (problems !== null) throw validationError(problems, 'The Mockyard export document is not valid');
+  return exportToDrafts(doc as Static<typeof ExportDocumentSchema>);
+}
+
+function exportToDrafts(doc: Static<typeof ExportDocumentSchema>): Converted {
   const out = emptyConverted('mockyard');
   out.name = doc.project.name;
   out.fallbackUrl = doc.project.fallbackUrl ?? null;

@@ -1,0 +1,220 @@
+/**
+ * One Mockyard export that uses every rule feature — both sequence modes, every condition target,
+ * every action type, every step field, a collection binding, stored values — goes in through each
+ * door: `POST /api/projects/import`, `POST /api/projects/:id/import`, `mockyard import` and
+ * `mockyard serve --file`. Each door's project exports back to the same endpoints, rules and
+ * collections. (An export with a rule that had a mode or a condition was refused by every door
+ * but the first: the second validator could not read the schema.)
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveFiles } from '../../src/files/serve.js';
+import { ADMIN_TOKEN, ROOT, request, startTestServer, type TestServer } from '../helpers/server.js';
+
+type Json = Record<string, unknown>;
+
+const RICH: Json = {
+  mockyard: 1,
+  project: { name: 'Every feature' },
+  endpoints: [
+    {
+      method: 'GET',
+      path: '/users/:id',
+      statusCode: 200,
+      responseBody: '{"id":"{{request.params.id}}"}',
+      contentType: 'application/json',
+      rules: [
+        {
+          name: 'every target',
+          priority: 1,
+          active: true,
+          conditions: [
+            { target: 'method', operator: 'equals', value: 'GET' },
+            { target: 'path', operator: 'matches_regex', value: '^/users/[0-9]+$' },
+            { target: 'header', key: 'x-tier', operator: 'equals', value: 'vip' },
+            { target: 'query', key: 'q', operator: 'not_exists' },
+            { target: 'body', operator: 'not_contains', value: 'nope' },
+            { target: 'body_json', key: 'a.b', operator: 'not_equals', value: '1' },
+            { target: 'endpoint', key: 'last', operator: 'not_exists' },
+            { target: 'project', key: 'mode', operator: 'not_equals', value: 'off' },
+            { target: 'vars', key: 'v', operator: 'not_exists' },
+          ],
+          response: {
+            mode: 'hold_last',
+            steps: [
+              { statusCode: 500, body: 'first', headers: { 'x-step': '1' }, delayMs: 0, delayMaxMs: 5, count: 2 },
+              { statusCode: 200, body: 'vip {{vars.v}}', headers: {}, delayMs: 1, delayMaxMs: 1, count: 1 },
+              {
+                statusCode: 200,
+                body: '',
+                headers: {},
+                delayMs: 0,
+                delayMaxMs: 0,
+                count: 1,
+                fault: 'connection_reset',
+              },
+            ],
+          },
+          actions: [
+            { type: 'set_variable', name: 'v', value: '{{request.params.id}}', onError: 'continue' },
+            { type: 'store_variable', name: 'last', value: '{{request.params.id}}', onError: 'continue' },
+            { type: 'store_variable', name: 'seen', value: 'yes', scope: 'project', onError: 'continue' },
+            { type: 'delete_variable', name: 'old', onError: 'stop' },
+            {
+              type: 'http_request',
+              url: 'https://hooks.example.com/{{request.params.id}}',
+              method: 'POST',
+              headers: { 'x-a': '1' },
+              body: '{"id":"{{request.params.id}}"}',
+              applyResponse: false,
+              timeoutMs: 2000,
+              saveAs: 'hook',
+              onError: 'continue',
+            },
+          ],
+        },
+        {
+          name: 'random loop',
+          priority: 2,
+          active: false,
+          conditions: [{ target: 'random', operator: 'less_than', value: '50' }],
+          response: {
+            mode: 'loop',
+            steps: [{ statusCode: 503, body: '', headers: {}, delayMs: 0, delayMaxMs: 0, count: 1 }],
+          },
+          actions: [],
+        },
+        { name: 'actions only', priority: 3, active: true, conditions: [], response: null, actions: [] },
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/things',
+      statusCode: 200,
+      responseBody: '',
+      contentType: 'application/json',
+      data: { collection: 'things', operation: 'create' },
+      rules: [],
+    },
+  ],
+  collections: [{ name: 'things', idField: 'id', seed: [{ id: 1, name: 'one' }] }],
+};
+
+/** What an export says of endpoints, rules and collections, for comparing two projects. */
+function shape(doc: Json) {
+  const endpoints = (doc.endpoints as Json[]).map((e) => ({
+    ...e,
+    rules: ((e.rules as Json[] | undefined) ?? []).map(({ state: _s, id: _i, ...r }) => r),
+  }));
+  return { endpoints, collections: doc.collections };
+}
+
+const BIN = path.join(ROOT, 'bin', 'mockyard.mjs');
+
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: os.tmpdir() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('an export with every rule feature, through every door', () => {
+  let s: TestServer;
+  let dir: string;
+  let token: string;
+  let expected: ReturnType<typeof shape>;
+  beforeAll(async () => {
+    s = await startTestServer('sqlite');
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mockyard-doors-'));
+    const u = await s.client.user();
+    token = u.token;
+    await s.client.api('PATCH', `/api/admin/users/${u.id}`, { plan: 'pro' }, ADMIN_TOKEN);
+    // the reference: the document through the first door, exported again (defaults filled in)
+    const first = await s.client.api('POST', '/api/projects/import', RICH, token);
+    expect(first.status, first.text).toBe(201);
+    expected = shape((await s.client.api('GET', `/api/projects/${first.json.id}/export`, undefined, token)).json);
+    expect(expected.endpoints).toHaveLength(2);
+    expect((expected.endpoints[0].rules as Json[]).map((r) => r.name)).toEqual([
+      'every target',
+      'random loop',
+      'actions only',
+    ]);
+  });
+  afterAll(async () => {
+    await s?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const exportOf = async (base: string, auth: string, pid: string) =>
+    shape((await request(`${base}/api/projects/${pid}/export`, { headers: { authorization: `Bearer ${auth}` } })).json);
+
+  it('POST /api/projects/:id/import', async () => {
+    const p = await s.client.project(token, 'into');
+    const r = await s.client.api('POST', `/api/projects/${p.id}/import`, RICH, token);
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.format).toBe('mockyard');
+    expect(await exportOf(s.client.base, token, p.id)).toEqual(expected);
+  });
+
+  it('mockyard import', async () => {
+    const file = path.join(dir, 'rich.json');
+    fs.writeFileSync(file, JSON.stringify(RICH));
+    const r = await cli(['import', file, '--project', 'by cli', '--url', s.client.base, '--token', token]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const p = (await s.client.api('GET', '/api/projects', undefined, token)).json.find(
+      (x: { name: string }) => x.name === 'by cli',
+    );
+    expect(await exportOf(s.client.base, token, p.id)).toEqual(expected);
+  });
+
+  it('mockyard serve --file (YAML and JSON), answering at the root path', async () => {
+    for (const name of ['rich.json', 'rich.yaml']) {
+      const file = path.join(dir, name);
+      const { stringify } = await import('yaml');
+      fs.writeFileSync(file, name.endsWith('.json') ? JSON.stringify(RICH) : stringify(RICH));
+      const served = await serveFiles({
+        file,
+        port: 0,
+        host: '127.0.0.1',
+        env: { MOCKYARD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent' },
+        note: () => {},
+      });
+      try {
+        const base = served.running.url;
+        const projects = (
+          await request(`${base}/api/projects`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+        ).json;
+        expect(await exportOf(base, ADMIN_TOKEN, projects[0].id)).toEqual(expected);
+        // the rules answer: a vip request runs the first rule's hold_last sequence
+        const vip = { headers: { 'x-tier': 'vip' } };
+        expect((await request(`${base}/users/7`, vip)).status).toBe(500);
+        expect((await request(`${base}/users/7`)).json).toEqual({ id: '7' });
+        const created = await request(`${base}/things`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"name":"two"}',
+        });
+        expect(created.status).toBe(201);
+      } finally {
+        await served.close();
+      }
+    }
+  });
+});
