@@ -1,6 +1,6 @@
 /**
  * Environment → typed, validated configuration. The one place that reads process.env
- * (CONTRACT §0).
+ * (docs/deploy.md).
  */
 
 export interface Config {
@@ -37,11 +37,11 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** Outbound requests (HTTP Request actions, fallback proxy) in flight at once in this process. */
   maxEgressInFlight: number;
-  /** With it set, `<slug>.<mockDomain>` serves the project at its real paths (CONTRACT §9); lower case. */
+  /** With it set, `<slug>.<mockDomain>` serves the project at its real paths (SECURITY.md); lower case. */
   mockDomain: string | null;
   /** Scheme of the mock-host URLs the API shows (`http` or `https`). */
   mockScheme: 'http' | 'https';
-  /** Caps on what one request can make the server produce or keep (CONTRACT §10, docs/limits.md). */
+  /** Caps on what one request can make the server produce or keep (docs/limits.md). */
   caps: Caps;
   /** Import documents (OpenAPI and the other formats) up to this many bytes. */
   maxImportBytes: number;

@@ -1,6 +1,6 @@
 /**
  * Every error code the service answers with, its HTTP status and default message: one table
- * (CONTRACT §1). Domain code throws AppError; the HTTP edge maps it to
+ * (docs/api.md "Conventions"). Domain code throws AppError; the HTTP edge maps it to
  * `{error: {code, message, details?}}` and turns anything else into a logged 500.
  */
 

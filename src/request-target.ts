@@ -1,5 +1,5 @@
 /**
- * One spelling of a request target before anything looks at it (docs/security.md, "one path for
+ * One spelling of a request target before anything looks at it (SECURITY.md, "One path for
  * every check"): the dispatcher, the management API's guards, the admin check and the mock router
  * all read the path this returns, so a check can never see another path than the router routes.
  *

@@ -26,7 +26,7 @@ import { openStore, type Store } from './store/index.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The one project served at the root path (`mockyard serve --file`, CONTRACT §13). */
+/** The one project served at the root path (`mockyard serve --file`, docs/testing.md). */
 export interface RootProject {
   ownerId: string;
   projectId: string;

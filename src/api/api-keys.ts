@@ -1,5 +1,5 @@
 /**
- * API keys (CONTRACT §13): the routes that make, list and revoke them, and what a request made with
+ * API keys (docs/testing.md): the routes that make, list and revoke them, and what a request made with
  * one may do — `read` keys only read (and verify), keys limited to projects see only those (others
  * are 404, as a foreign project is), and no key may manage keys or the account.
  */

@@ -1,5 +1,5 @@
 /**
- * A `413 payload_too_large` that reaches the client (CONTRACT §10). Answering while the client is
+ * A `413 payload_too_large` that reaches the client (docs/limits.md). Answering while the client is
  * still uploading and then closing the connection makes most clients report a broken pipe (EPIPE)
  * or a reset instead of the answer. So an over-limit body is read and thrown away first — up to
  * twice the limit, past which the connection is closed after the answer — and the 413 is sent once

@@ -1,5 +1,5 @@
 /**
- * Collections (CONTRACT §11): their definitions and seeds, what a session sees of them, reset, and
+ * Collections (docs/stateful-mocks.md): their definitions and seeds, what a session sees of them, reset, and
  * `POST …/resources`, which binds the six REST endpoints of a resource to a collection.
  */
 import { Type } from '@sinclair/typebox';

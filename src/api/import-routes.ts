@@ -1,5 +1,5 @@
 /**
- * Imports into a project (CONTRACT §12, docs/interop.md): `POST …/import/openapi` (OpenAPI 3.0/3.1
+ * Imports into a project (docs/interop.md): `POST …/import/openapi` (OpenAPI 3.0/3.1
  * and Swagger 2.0), `…/import/{wiremock|mockoon|postman|har}`, and `…/import`, which detects the
  * format. Bodies are JSON or YAML, up to the import limit (MOCKYARD_MAX_IMPORT_BYTES); that parser
  * lives in this encapsulated scope, so every other management write still answers 415 to anything

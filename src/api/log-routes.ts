@@ -6,7 +6,7 @@ import { AppError, validationError } from '../errors.js';
 import { compileFilter, filterEntries, type RequestFilter } from '../runtime/verify.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 
-/** A verification filter (CONTRACT §13): every field optional, all given ones must match. */
+/** A verification filter (docs/testing.md): every field optional, all given ones must match. */
 const RequestFilterSchema = Type.Object(
   {
     method: Type.Optional(Type.String({ maxLength: 16 })),
@@ -24,7 +24,7 @@ const RequestFilterSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** How often a live stream checks that its token still stands (CONTRACT §10: it ends within 1 s). */
+/** How often a live stream checks that its token still stands (docs/limits.md: it ends within 1 s). */
 export const STREAM_AUTH_CHECK_MS = 400;
 /** Request-log streams one user may have open at once (per process). */
 export const STREAMS_PER_USER = 10;

@@ -11,7 +11,7 @@ type Json = Record<string, unknown>;
 
 /**
  * A project as the API answers it: with `mockUrl`, the base of its mock URLs — `/m/<id>`, or with
- * MOCKYARD_MOCK_DOMAIN set the absolute URL of its own mock host (CONTRACT §9).
+ * MOCKYARD_MOCK_DOMAIN set the absolute URL of its own mock host (SECURITY.md).
  */
 export function projectViewer(config: Pick<Config, 'mockDomain' | 'mockScheme'>): (p: Project) => Project & {
   mockUrl: string;

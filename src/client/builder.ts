@@ -27,7 +27,7 @@ export class RuleBuilder {
     this.fields = { name, conditions: [], actions: [] };
   }
 
-  /** any condition (CONTRACT §5, §11) */
+  /** any condition (docs/api.md "Rules", docs/stateful-mocks.md) */
   when(target: Condition['target'], operator: Condition['operator'], value?: string, key?: string): this {
     const c: Condition = { target, operator };
     if (key !== undefined) c.key = key;

@@ -1,5 +1,5 @@
 /**
- * `import { Mockyard } from 'mockyard/client'` (CONTRACT §13, docs/client.md): a typed client of the
+ * `import { Mockyard } from 'mockyard/client'` (docs/testing.md "The client"): a typed client of the
  * management API for test suites — every route as a method of its resource group, plus what tests
  * need around it: `mock()` calls a mock URL, `withSession()` gives a test its own X-Mockyard-Session
  * and cleans its state up after, `verify()` fails with the nearest requests when a count is off,

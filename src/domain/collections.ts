@@ -1,4 +1,4 @@
-/** Seeds of collections (CONTRACT §11): ids given or generated, no two items with one id. */
+/** Seeds of collections (docs/stateful-mocks.md): ids given or generated, no two items with one id. */
 import { randomUUID } from 'node:crypto';
 import { type ErrorDetail, validationError } from '../errors.js';
 import type { CollectionOperation, HttpMethod } from './constants.js';
@@ -43,7 +43,7 @@ export function checkSeed(seed: Item[], idField: string, at = '/seed'): Item[] {
   return out;
 }
 
-/** The six REST endpoints of a resource bound to a collection (`POST …/resources`, CONTRACT §11). */
+/** The six REST endpoints of a resource bound to a collection (`POST …/resources`, docs/stateful-mocks.md). */
 export const RESOURCE: readonly (readonly [HttpMethod, string, CollectionOperation])[] = [
   ['GET', '', 'list'],
   ['POST', '', 'create'],

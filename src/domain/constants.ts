@@ -6,7 +6,7 @@
 export const PLANS = ['free', 'pro', 'business'] as const;
 export type Plan = (typeof PLANS)[number];
 
-/** Rules per endpoint for each plan (CONTRACT §8). */
+/** Rules per endpoint for each plan (docs/limits.md). */
 export const RULE_LIMITS: Record<Plan, number> = { free: 3, pro: 15, business: 25 };
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
@@ -35,13 +35,13 @@ export const KEYED_TARGETS: readonly ConditionTarget[] = [
   'vars',
 ];
 
-/** What an endpoint bound to a collection does (CONTRACT §11). */
+/** What an endpoint bound to a collection does (docs/stateful-mocks.md). */
 export const COLLECTION_OPERATIONS = ['list', 'get', 'create', 'replace', 'update', 'delete'] as const;
 export type CollectionOperation = (typeof COLLECTION_OPERATIONS)[number];
 /** A collection's name: 1–64 of letters, digits, `_` and `-`. */
 export const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Where `store_variable` and `delete_variable` keep a value (CONTRACT §11). */
+/** Where `store_variable` and `delete_variable` keep a value (docs/stateful-mocks.md). */
 export const STORAGE_SCOPES = ['endpoint', 'project'] as const;
 export type StorageScope = (typeof STORAGE_SCOPES)[number];
 
@@ -91,5 +91,5 @@ export const LIMITS = {
   pathLength: 2048,
 } as const;
 
-/** An action's timeout: default and maximum, ms (CONTRACT §5). */
+/** An action's timeout: default and maximum, ms (docs/api.md "Rules"). */
 export const ACTION_TIMEOUT = { default: 5000, max: 10_000 } as const;

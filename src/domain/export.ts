@@ -34,7 +34,7 @@ const ExportEndpointSchema = Type.Composite(
     Type.Omit(EndpointBody, ['id', 'projectId', 'createdAt', 'updatedAt', 'rules', 'contentType']),
     Type.Object({
       rules: Type.Optional(Type.Array(ExportRuleSchema, { maxItems: 1000 })),
-      // '' is an imported "no content" answer (CONTRACT §12): sent without a Content-Type
+      // '' is an imported "no content" answer (docs/interop.md): sent without a Content-Type
       contentType: Type.Optional(Type.String({ maxLength: LIMITS.contentTypeLength })),
     }),
   ],

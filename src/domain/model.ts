@@ -50,7 +50,7 @@ export type MockSession = Static<typeof MockSessionRecord>;
 /** A rule as stored, without the derived state (the store keeps a hit counter instead). */
 export type RuleRecord = Omit<Rule, 'state'> & { projectId: string; hits: number };
 
-/** A filter of logged mock requests (`POST …/requests/count|find`, CONTRACT §13). */
+/** A filter of logged mock requests (`POST …/requests/count|find`, docs/testing.md). */
 export interface RequestFilter {
   method?: string;
   /** the path after the project prefix, matched exactly */

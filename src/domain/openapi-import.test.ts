@@ -156,7 +156,7 @@ describe('planImport', () => {
     const byKey = Object.fromEntries(plan.endpoints.map((e) => [`${e.method} ${e.path}`, e]));
     expect(byKey['GET /a']).toMatchObject({ statusCode: 200, contentType: 'application/json' });
     expect(JSON.parse(byKey['GET /a'].responseBody)).toEqual({ n: 1 });
-    // no content: no body and no content type (CONTRACT §12)
+    // no content: no body and no content type (docs/interop.md)
     expect(byKey['DELETE /a']).toMatchObject({ statusCode: 204, responseBody: '', contentType: '' });
     expect(byKey['GET /b/:id']).toMatchObject({ statusCode: 200, responseBody: 'hello', contentType: 'text/plain' });
     expect(byKey['POST /b/:id']).toMatchObject({ contentType: 'application/problem+json' });

@@ -236,7 +236,7 @@ function answerOf(operation: Json): Omit<EndpointDraft, 'method' | 'path' | 'rou
   const { status, response } = picked;
   const content = isObject(response.content) ? response.content : {};
   const key = pickMediaType(content);
-  // a response with no content declares no content type (CONTRACT §12): the answer has neither
+  // a response with no content declares no content type (docs/interop.md): the answer has neither
   const contentType = key ? concreteContentType(key) : '';
   if (key && (!MEDIA_TYPE.test(contentType) || contentType.length > LIMITS.contentTypeLength)) {
     return `the media type ${JSON.stringify(key)} cannot be a Content-Type`;

@@ -117,7 +117,7 @@ export class ParserPool {
 
   /**
    * Parses (bytes: UTF-8 JSON, or YAML when `yaml`; the bytes are moved to the worker), detects the format when `format` is null, and
-   * converts the document — all in a worker: the main thread gets the drafts only (CONTRACT §12).
+   * converts the document — all in a worker: the main thread gets the drafts only (docs/interop.md).
    * Throws the import's AppError.
    */
   async convert(

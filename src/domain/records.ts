@@ -36,7 +36,7 @@ export const ProjectRecord = Type.Object({
   name: Type.String(),
   /** where mock requests with no matching endpoint are forwarded (null: none) */
   fallbackUrl: Type.Union([Type.String(), Type.Null()]),
-  /** DNS label unique across the service: the mock host is `<slug>.<MOCKYARD_MOCK_DOMAIN>` (CONTRACT §9) */
+  /** DNS label unique across the service: the mock host is `<slug>.<MOCKYARD_MOCK_DOMAIN>` (SECURITY.md) */
   slug: Type.String({ description: 'DNS label of the project’s mock host' }),
   /** record mode: every mock request is proxied to fallbackUrl and its answer recorded (docs/interop.md) */
   recording: Type.Boolean({ description: 'record mode: requests go to fallbackUrl and answers become mocks' }),
@@ -194,7 +194,7 @@ export const RequestLogEntryRecord = Type.Object({
   session: Type.Optional(Type.String()),
   /** the collection operation that answered (an endpoint bound to a collection) */
   data: Type.Optional(DataBindingRecord),
-  /** why the answer is an error of the service's own (e.g. `render_too_large`, CONTRACT §10) */
+  /** why the answer is an error of the service's own (e.g. `render_too_large`, docs/limits.md) */
   error: Type.Optional(Type.String()),
   /** something the service did not do with this request, and why (e.g. record mode did not record it) */
   warning: Type.Optional(Type.String()),

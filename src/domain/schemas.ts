@@ -110,7 +110,7 @@ const endpointFields = {
   responseBody: Type.String({ maxLength: LIMITS.bodyLength, description: 'a template' }),
   contentType: Type.String({ minLength: 1, maxLength: LIMITS.contentTypeLength }),
   data: Type.Union([Type.Object(DataBindingRecord.properties, { additionalProperties: false }), Type.Null()], {
-    description: 'bind to a collection: when no rule answers, the operation is the answer (CONTRACT §11)',
+    description: 'bind to a collection: when no rule answers, the operation is the answer (docs/stateful-mocks.md)',
   }),
 };
 export const EndpointBody = Type.Object(

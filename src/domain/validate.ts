@@ -66,7 +66,7 @@ export function fallbackUrl(raw: unknown, p: Problems): string | null {
   return raw;
 }
 
-/** A DNS label (CONTRACT §9): 1–63 of a-z, 0-9 and -, not starting or ending with -. */
+/** A DNS label (SECURITY.md): 1–63 of a-z, 0-9 and -, not starting or ending with -. */
 export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export interface ProjectInput {

@@ -1,5 +1,5 @@
 /**
- * Mocks as code (CONTRACT §13): a file, or a folder of files, in any import format or a Mockyard
+ * Mocks as code (docs/testing.md): a file, or a folder of files, in any import format or a Mockyard
  * export, JSON or YAML → one `Converted`. A folder is read recursively in path order (dot-folders,
  * node_modules and WireMock's __files skipped); the stubs of every WireMock file are read as one
  * mappings list, so stubs on one route in several files still become one endpoint. Anything that

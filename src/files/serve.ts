@@ -1,5 +1,5 @@
 /**
- * `mockyard serve --file <path>` (CONTRACT §13, docs/testing.md): the mocks of a file or folder on an
+ * `mockyard serve --file <path>` (docs/testing.md): the mocks of a file or folder on an
  * in-memory database, at the root path of the port, with no account. The management API stays at
  * /api for requests that carry MOCKYARD_ADMIN_TOKEN (it acts as the files' owner); `--watch`
  * reloads on change and keeps the sequence positions of rules that did not change; a reload that

@@ -1,7 +1,7 @@
 /**
  * Makes the served project equal to the mock files (first load and every `--watch` reload) while
  * keeping what did not change: an endpoint whose fields are the same is not touched, and a rule
- * equal to the one at its position keeps its id and its sequence position (CONTRACT §13). A rule
+ * equal to the one at its position keeps its id and its sequence position (docs/testing.md). A rule
  * that changed is updated in place (its sequence restarts only if its response changed); rules,
  * endpoints and collections the files no longer have are removed.
  */

@@ -1,10 +1,10 @@
 /**
- * Writes a converted document into a project (CONTRACT §12): every endpoint and rule is checked as
+ * Writes a converted document into a project (docs/interop.md): every endpoint and rule is checked as
  * the API would check it (a draft that fails is skipped or dropped with a warning, never half
  * written), routes already in the project follow `onConflict` (`fail`: 409 and nothing written,
  * `skip`, or `replace`: the endpoint's fields and rules are the document's), collections likewise,
  * and rules past the plan's limit are warnings. Writes go one endpoint at a time, yielding to the
- * event loop every 5 ms so that mock traffic on the same process keeps flowing (CONTRACT §12).
+ * event loop every 5 ms so that mock traffic on the same process keeps flowing (docs/interop.md).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { checkSeed } from '../domain/collections.js';

@@ -1,5 +1,5 @@
 /**
- * Format detection and conversion of an uploaded document (CONTRACT §12): OpenAPI, Swagger, a
+ * Format detection and conversion of an uploaded document (docs/interop.md): OpenAPI, Swagger, a
  * Mockyard export, HAR, Postman, Mockoon or WireMock → `Converted`. The OpenAPI family is validated
  * and dereferenced in a worker (domain/parser-pool.ts); the other formats are plain data walks.
  */
@@ -37,7 +37,7 @@ export type OpenApiLoader = (doc: unknown) => Promise<{ doc: Json; swagger: bool
 
 async function fromOpenApi(doc: unknown, load: OpenApiLoader): Promise<Converted> {
   const loaded = await load(doc);
-  await loadFaker(); // realistic example values (CONTRACT §11); loaded once, on the first import
+  await loadFaker(); // realistic example values (docs/stateful-mocks.md); loaded once, on the first import
   const plan = planImport(loaded.doc);
   const out = emptyConverted(loaded.swagger ? 'swagger' : 'openapi');
   const info = loaded.doc.info;

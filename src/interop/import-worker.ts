@@ -2,7 +2,7 @@
  * The import worker (domain/parser-pool.ts starts it): every heavy step of an import runs here, off
  * the main thread — parsing the uploaded text (JSON or YAML), detecting the format, validating,
  * converting Swagger and dereferencing an API description, generating example bodies, and
- * translating the other tools' files. The main thread gets the drafts (CONTRACT §12: an import never
+ * translating the other tools' files. The main thread gets the drafts (docs/interop.md: an import never
  * holds mock traffic for more than 100 ms).
  */
 import { parentPort, workerData } from 'node:worker_threads';

@@ -1,5 +1,5 @@
 /**
- * Request matchers of foreign tools → Mockyard conditions (CONTRACT §5, §11). A matcher with no
+ * Request matchers of foreign tools → Mockyard conditions (docs/api.md "Rules", docs/stateful-mocks.md). A matcher with no
  * equivalent answers null after a warning: the importer then imports its rule inactive (a rule
  * without the condition would match more widely than the original and shadow the rules after it).
  */

@@ -1,6 +1,6 @@
 /**
  * Collects what an importer finds, per method and route: several stubs, routes or entries on one
- * method and path become one endpoint with rules in their order (CONTRACT §12). Paths are turned
+ * method and path become one endpoint with rules in their order (docs/interop.md). Paths are turned
  * into Mockyard patterns here; at the end (`finish`) the last rule of an endpoint becomes its
  * default answer when it is a plain answer (no conditions, actions, headers, delay or sequence),
  * else the endpoint answers 404 like the tool it came from when nothing matches.

@@ -1,5 +1,5 @@
 /**
- * WireMock's and Mockoon's Handlebars helpers → Mockyard templates (CONTRACT §5, §11). The common
+ * WireMock's and Mockoon's Handlebars helpers → Mockyard templates (docs/api.md "Rules", docs/stateful-mocks.md). The common
  * ones map one to one (`{{request.query.q}}`, `{{jsonPath request.body '$.a'}}`, `{{urlParam 'id'}}`,
  * `{{faker 'person.firstName'}}`, `{{now}}`, …); anything else is left as written, with a warning,
  * and renders as the empty string.

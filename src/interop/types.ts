@@ -1,5 +1,5 @@
 /**
- * The shape every importer converts to (CONTRACT §12): endpoints with their rules, collections and
+ * The shape every importer converts to (docs/interop.md): endpoints with their rules, collections and
  * project storage, plus a warning with a JSON pointer for each construct of the source document that
  * was not translated or only approximately. `apply.ts` writes a `Converted` into a project.
  */
@@ -79,7 +79,7 @@ export function emptyConverted(format: ImportFormat): Converted {
   return { format, endpoints: [], collections: [], projectStorage: [], warnings: [], skipped: [] };
 }
 
-/** A step with the defaults of CONTRACT §5. */
+/** A step with the defaults of docs/api.md "Rules". */
 export function stepOf(s: Partial<Step> & { statusCode: number }): Step {
   return { body: '', headers: {}, delayMs: 0, delayMaxMs: 0, count: 1, ...s };
 }

@@ -1,5 +1,5 @@
 /**
- * The answer of an endpoint bound to a collection when no rule answered (CONTRACT §11): list (with
+ * The answer of an endpoint bound to a collection when no rule answered (docs/stateful-mocks.md): list (with
  * `field=value` filters compared as text, `_sort=field|-field`, `_offset`, `_limit` and
  * `X-Total-Count`), get, create, replace, update, delete — on the request session's copy.
  */

@@ -118,7 +118,7 @@ export interface CompiledEndpoint {
   readonly readsStorage: boolean;
   /** some template or condition reads the project's storage ({{project.*}}): load it too */
   readonly readsProjectStorage: boolean;
-  /** bound to a collection (CONTRACT §11): the operation answers when no rule does */
+  /** bound to a collection (docs/stateful-mocks.md): the operation answers when no rule does */
   readonly data: {
     readonly collection: string;
     readonly operation: CollectionOperation;
@@ -312,7 +312,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     const defaultBody = compileTemplate(e.responseBody);
     let contentType = contentTypes.get(e.contentType);
     if (contentType === undefined) {
-      // a value saved before it was validated at save (CONTRACT §9) must not fail every answer
+      // a value saved before it was validated at save (SECURITY.md) must not fail every answer
       contentType = sendableHeaderValue(e.contentType) ? e.contentType : 'application/octet-stream';
       contentTypes.set(e.contentType, contentType);
     }

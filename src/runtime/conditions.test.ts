@@ -76,7 +76,7 @@ const TARGETS: Record<
     key: 'user.name',
     ctx: (v) => makeCtx({ body: JSON.stringify(v === undefined ? { user: { other: 'vip' } } : { user: { name: v } }) }),
   },
-  // state (CONTRACT §11): stored values of the endpoint and the project, this request's variables
+  // state (docs/stateful-mocks.md): stored values of the endpoint and the project, this request's variables
   endpoint: {
     key: 'cart',
     ctx: (v) => makeCtx({}, 0.5, { storage: v === undefined ? { other: 'full' } : { cart: v } }),

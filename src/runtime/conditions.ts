@@ -1,5 +1,5 @@
 /**
- * Rule conditions (CONTRACT §5): compiled once when a rule is saved into `test(ctx)` closures; a request only
+ * Rule conditions (docs/api.md "Rules"): compiled once when a rule is saved into `test(ctx)` closures; a request only
  * reads one value and runs one comparison per condition.
  *
  * Regular expressions run on re2js with bounded work (src/runtime/regex.ts): a pattern is at most 512

@@ -10,7 +10,7 @@
 export const HOP_HEADER = 'x-mockyard-hop';
 
 /**
- * The loop guard's count as received (CONTRACT §9): a non-negative decimal integer; anything else
+ * The loop guard's count as received (SECURITY.md): a non-negative decimal integer; anything else
  * (negative, fractional, `-Infinity`, several values, too long) counts as 0, so no spelling lets a
  * request start below zero.
  */

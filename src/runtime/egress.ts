@@ -1,5 +1,5 @@
 /**
- * SSRF-safe outbound HTTP client for `http_request` actions (CONTRACT.md §5 "Blocked targets",
+ * SSRF-safe outbound HTTP client for `http_request` actions (docs/actions.md "Blocked targets",
  * ARCHITECTURE.md "Egress is a separate, tested module").
  *
  * For every hop (the first request and each redirect):

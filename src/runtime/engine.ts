@@ -110,7 +110,7 @@ export interface EngineDeps {
   store: RuntimeStore;
   egress: Egress;
   log: Logger;
-  /** output and state caps (CONTRACT §10); the defaults when not given */
+  /** output and state caps (docs/limits.md); the defaults when not given */
   caps?: Caps;
   /** ms since epoch (tests inject a clock) */
   now?: () => number;
@@ -130,7 +130,7 @@ export interface Evaluating {
 export class Engine {
   /** compiled snapshots by project id and mock-host label */
   readonly projects: ProjectCache;
-  /** the sessions of each project, least recently used first (CONTRACT §10) */
+  /** the sessions of each project, least recently used first (docs/limits.md) */
   readonly sessions: SessionTracker;
   private readonly actionDeps: ActionDeps;
 

@@ -1,5 +1,5 @@
 /**
- * `{{faker "person.firstName"}}` (CONTRACT §11): calls a method of @faker-js/faker (English locale),
+ * `{{faker "person.firstName"}}` (docs/stateful-mocks.md): calls a method of @faker-js/faker (English locale),
  * loaded lazily — a server whose projects never use faker never loads it — before the first project
  * that uses it is served (project-cache.ts waits for it).
  *
@@ -101,7 +101,7 @@ function seedOf(text: string): number {
 }
 
 /**
- * A realistic value for a string property (OpenAPI import, CONTRACT §11): an email for `email`, a
+ * A realistic value for a string property (OpenAPI import, docs/stateful-mocks.md): an email for `email`, a
  * name for `name`, … — the same for the same property every time; undefined when faker is not
  * loaded or nothing fits.
  */

@@ -1,6 +1,6 @@
 /**
  * Classification of IP addresses for outbound (egress) requests: which addresses an `http_request`
- * action may reach. Pure, no I/O. Used by egress.ts; see CONTRACT.md §5 "Blocked targets".
+ * action may reach. Pure, no I/O. Used by egress.ts; see docs/actions.md "Blocked targets".
  *
  * Policy: an allow-list of *public unicast*, everything else is blocked (fail closed).
  * - IPv4: only what ipaddr.js calls `unicast`. Blocked: 0/8, 10/8, 100.64/10, 127/8, 169.254/16,

@@ -35,7 +35,7 @@ export function readJsonPath(root: unknown, path: readonly JsonPathSegment[]): u
   return cur;
 }
 
-/** CONTRACT body_json rendering: strings as is, numbers/booleans/null as JSON text, objects/arrays compact JSON. */
+/** body_json rendering (docs/api.md "Rules"): strings as is, numbers/booleans/null as JSON text, objects/arrays compact JSON. */
 export function renderJsonValue(v: unknown): string | undefined {
   if (v === undefined) return undefined;
   if (typeof v === 'string') return v;

@@ -50,7 +50,7 @@ export interface MockServerDeps {
   log: Logger;
   /** jitter source (tests may inject) */
   rng?: () => number;
-  /** characters one rendered template may hold (CONTRACT §10) */
+  /** characters one rendered template may hold (docs/limits.md) */
   renderLimit?: number;
   /** the store's hot state (collections answer through it) */
   hot: HotState;
@@ -64,7 +64,7 @@ export interface MockHandler {
   byPath(req: IncomingMessage, res: ServerResponse): void;
   /** `<path>` on the mock host of the project whose slug is `slug` */
   byHost(req: IncomingMessage, res: ServerResponse, slug: string): void;
-  /** a request at the root path of the port, for `projectId` (`mockyard serve --file`, CONTRACT §13) */
+  /** a request at the root path of the port, for `projectId` (`mockyard serve --file`, docs/testing.md) */
   atRoot(req: IncomingMessage, res: ServerResponse, projectId: string): void;
 }
 

@@ -53,7 +53,7 @@ export class ProjectCache {
   private readonly misses: MissCache;
   private readonly loading = new Map<string, Promise<Loaded>>();
   private readonly generation = new Map<string, number>();
-  /** mock host label → project id (CONTRACT §9) */
+  /** mock host label → project id (SECURITY.md) */
   private readonly slugs = new Map<string, string>();
   private readonly slugMisses: MissCache;
 

@@ -2,7 +2,7 @@
  * Writing mock answers: the headers every answer carries, the default answer, a rule's step (with
  * its delay, fault or informational status), and the error answers of the mock path.
  *
- * Every mock answer is isolated from the dashboard's origin (CONTRACT §9): it carries
+ * Every mock answer is isolated from the dashboard's origin (SECURITY.md): it carries
  * `Content-Security-Policy: sandbox …` (never `allow-same-origin`), so an HTML or script answer runs
  * in an opaque origin; a step's own CSP is sent beside ours, never instead of it; and
  * `Service-Worker-Allowed` and `Clear-Site-Data` are never sent.
@@ -181,7 +181,7 @@ export function writeFixed(
   return status;
 }
 
-/** A template rendered past its cap: `500 render_too_large` (CONTRACT §10). */
+/** A template rendered past its cap: `500 render_too_large` (docs/limits.md). */
 export function renderTooLarge(res: ServerResponse, err: CapExceeded): number {
   sendError(res, 500, jsonError('render_too_large', err.message));
   return 500;

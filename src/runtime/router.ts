@@ -1,5 +1,5 @@
 /**
- * Method + path → endpoint (CONTRACT §4, §6). One trie of Maps per method; a lookup walks the request's
+ * Method + path → endpoint (docs/api.md). One trie of Maps per method; a lookup walks the request's
  * segments, so its cost grows with the path, not with the number of endpoints.
  *
  * Patterns: literal segments, `:name` (exactly one non-empty segment) and a final `*` (the rest of the path,

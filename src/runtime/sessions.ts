@@ -1,6 +1,6 @@
 /**
  * Mock sessions (`X-Mockyard-Session`) remembered per project, least recently used first
- * (CONTRACT §10). Past the cap the least recently used session of that project is forgotten: its
+ * (docs/limits.md). Past the cap the least recently used session of that project is forgotten: its
  * sequence positions and stored values are deleted (`forget`), so a client sending a new random
  * session id on every request cannot grow the state kept for a project without bound.
  *

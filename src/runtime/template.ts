@@ -2,7 +2,7 @@
  * Template compiler: `"Hello {{request.query.name}}"` → `(ctx) => string`, compiled once when a rule or
  * endpoint is saved. Rendering only walks precomputed getters: no parsing, no regex, no `eval`.
  *
- * Syntax (CONTRACT §5 "Templates"):
+ * Syntax (docs/templates.md):
  * - `{{ expr }}` with optional spaces inside the braces. An unclosed `{{` is literal text. In a run of
  *   braces the expression opens at the last two (`{{{x}}}` renders `{` + x + `}`), and a `}}` closes the
  *   nearest `{{` before it (`{{ a {{x}}` renders `{{ a ` + x).
@@ -22,12 +22,12 @@ import type { EvalContext, SavedResponse } from './types.js';
 
 export { compileJsonPath, type JsonPathSegment, readJsonPath, renderJsonValue } from './json-path.js';
 
-/** Characters one rendered template may hold unless the context says otherwise (CONTRACT §10). */
+/** Characters one rendered template may hold unless the context says otherwise (docs/limits.md). */
 export const RENDER_LIMIT = 1024 * 1024;
 
 /**
  * A template rendered past its context's limit: rendering stops. An action fails with its onError,
- * an answer becomes `500 render_too_large` (CONTRACT §10). Also thrown for the other caps of one
+ * an answer becomes `500 render_too_large` (docs/limits.md). Also thrown for the other caps of one
  * request's output and state (`value_too_large`, `too_many_names`).
  */
 export class CapExceeded extends Error {

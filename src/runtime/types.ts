@@ -59,7 +59,7 @@ export interface EvalContext {
    * `{ok: true, value}` or `{ok: false}` when the body is empty or not JSON.
    */
   json(): { ok: true; value: unknown } | { ok: false };
-  /** characters one rendered template may hold (CONTRACT §10); 1 MiB when not given */
+  /** characters one rendered template may hold (docs/limits.md); 1 MiB when not given */
   readonly renderLimit?: number;
   /** ms this request has spent matching regular expressions (src/runtime/conditions.ts) */
   regexMs?: number;

@@ -1,5 +1,5 @@
 /**
- * Request verification (CONTRACT §13): which logged mock requests match a filter. Exact up to the
+ * Request verification (docs/testing.md): which logged mock requests match a filter. Exact up to the
  * kept-entries limit, over entries read through the log (the queue is flushed first).
  */
 import type { RequestFilter, RequestLogEntry } from '../domain/model.js';

@@ -1,5 +1,5 @@
 /**
- * API keys for CI (CONTRACT §13): scoped (`read` or `write`), optionally limited to projects and
+ * API keys for CI (docs/testing.md): scoped (`read` or `write`), optionally limited to projects and
  * to a time, stored only as hashes, revocable at once. The key itself is shown once, at creation.
  */
 import type { Plan, User } from '../domain/model.js';

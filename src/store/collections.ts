@@ -1,5 +1,5 @@
 /**
- * Collections of a project (CONTRACT §11): their definitions and seeds, owner first. What a mock
+ * Collections of a project (docs/stateful-mocks.md): their definitions and seeds, owner first. What a mock
  * session sees of a collection lives in `collection_items` (hot/collections.ts); reading it here
  * goes through the same commands, so the management API sees exactly what mocks see.
  */

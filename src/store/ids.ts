@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 export const newId = (): string => randomBytes(16).toString('base64url');
 
 /**
- * A project's mock-host label (CONTRACT §9): its name in lower-case letters, digits and dashes (at
+ * A project's mock-host label (SECURITY.md): its name in lower-case letters, digits and dashes (at
  * most 40), then 6 random base-36 characters — `Shop API` → `shop-api-k3x9q2`.
  */
 export function newSlug(name: string): string {

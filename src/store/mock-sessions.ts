@@ -1,6 +1,6 @@
 /**
  * Mock sessions (`X-Mockyard-Session`): a session is the hit counters and stored values kept under
- * its id. Listed per endpoint, forgotten after an idle time, and capped per project (CONTRACT §10).
+ * its id. Listed per endpoint, forgotten after an idle time, and capped per project (docs/limits.md).
  * Not to be confused with login tokens (login-tokens.ts).
  */
 import { sql } from 'kysely';

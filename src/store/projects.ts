@@ -1,6 +1,6 @@
 /**
  * Projects, owner first: every read and write filters on the owner, so another user's project is
- * indistinguishable from a missing one. Each project has a slug (its mock host label, CONTRACT §9).
+ * indistinguishable from a missing one. Each project has a slug (its mock host label, SECURITY.md).
  */
 import { type RawBuilder, sql } from 'kysely';
 import type { Project } from '../domain/model.js';

@@ -1,6 +1,6 @@
 /**
  * Stored values as the management API reads and clears them (the mock path writes them: hot/):
- * an endpoint's, and a project's (CONTRACT §11), per mock session ('' is the shared state).
+ * an endpoint's, and a project's (docs/stateful-mocks.md), per mock session ('' is the shared state).
  */
 import type { StoreCore } from './core.js';
 import type { Endpoints } from './endpoints.js';

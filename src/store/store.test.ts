@@ -411,7 +411,7 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
       expect(await store.rules.count(e.id)).toBe(5);
     });
 
-    // Several processes share one database only on PostgreSQL (CONTRACT §0); on SQLite the
+    // Several processes share one database only on PostgreSQL (docs/deploy.md); on SQLite the
     // second writer of an interleaved transaction gets SQLITE_BUSY, which is not this test's point.
     it.runIf(dialect === 'postgres')(
       'concurrent creates through two Store instances (two processes) never pass the limit',

@@ -1,5 +1,5 @@
 /**
- * Wire shapes of the Mockyard management API (CONTRACT.md). The domain's types and constants are
+ * Wire shapes of the Mockyard management API (docs/api.md). The domain's types and constants are
  * the server's own (src/domain: TypeBox schemas and plain constants), imported, never copied; this
  * file adds only the shapes of answers that are the dashboard's concern.
  */
@@ -76,7 +76,7 @@ export type OnConflict = 'fail' | 'skip' | 'replace';
 
 export type ImportFormat = 'openapi' | 'wiremock' | 'mockoon' | 'postman' | 'har';
 
-/** Answer of every `POST /api/projects/:id/import[/format]` (CONTRACT §12). */
+/** Answer of every `POST /api/projects/:id/import[/format]` (docs/interop.md). */
 export interface ImportReport {
   format: ImportFormat | 'swagger' | 'mockyard';
   created: Endpoint[];

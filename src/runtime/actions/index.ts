@@ -1,11 +1,11 @@
 /**
- * A rule's actions, in order (CONTRACT §5): the request's 10 s budget and `onError` are handled
+ * A rule's actions, in order (docs/api.md "Rules"): the request's 10 s budget and `onError` are handled
  * here, once, for every action type; each type's behaviour is in its own file.
  *
  * - Past the budget the remaining actions are skipped (and logged as skipped).
  * - A failure with `onError: "stop"` skips every later action of the request; a timeout never
  *   stops the pipeline. A failure is an egress error (bad URL, blocked target, refused connection,
- *   DNS) or a cap of CONTRACT §10 (`render_too_large`, `value_too_large`, `too_many_names`);
+ *   DNS) or a cap of docs/limits.md (`render_too_large`, `value_too_large`, `too_many_names`);
  *   anything else is logged and reported as an internal error.
  */
 import type { ActionOutcome } from '../../domain/model.js';
@@ -21,7 +21,7 @@ import { deleteVariable, storeVariable } from './store-variable.js';
 export { MAX_HOPS } from './http-request.js';
 export type { ActionDeps, ActionScope } from './scope.js';
 
-/** Action pipeline budget of one request (CONTRACT §5). */
+/** Action pipeline budget of one request (docs/api.md "Rules"). */
 export const ACTION_BUDGET_MS = 10_000;
 
 const RUNNERS: { [T in CompiledAction['type']]: ActionRunner<Extract<CompiledAction, { type: T }>> } = {
@@ -72,7 +72,7 @@ export class ActionPipeline {
         const known = err instanceof EgressError || err instanceof CapExceeded;
         if (!known) this.scope.deps.log.warn({ err }, 'action failed');
         this.outcomes.push({ type: a.type, ok: false, error: known ? err.message : 'failed: internal error' });
-        // a timeout never stops the pipeline (CONTRACT §5)
+        // a timeout never stops the pipeline (docs/api.md "Rules")
         if (a.stop && !timeout) this.stopped = true;
       }
     }

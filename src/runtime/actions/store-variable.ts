@@ -1,8 +1,8 @@
 /**
  * `store_variable` and `delete_variable`: a value kept for the request's session in the endpoint's
  * storage (`{{endpoint.NAME}}`) or the project's (`{{project.NAME}}`, shared by its endpoints:
- * scenarios, CONTRACT §11). The value is rendered and written under the storage's lock, so
- * concurrent appends (`{{endpoint.log}}x`) lose nothing; one past the caps of CONTRACT §10 stores
+ * scenarios, docs/stateful-mocks.md). The value is rendered and written under the storage's lock, so
+ * concurrent appends (`{{endpoint.log}}x`) lose nothing; one past the caps of docs/limits.md stores
  * nothing.
  */
 import type { Caps } from '../../config.js';

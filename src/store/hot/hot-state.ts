@@ -9,7 +9,7 @@ import type { CollectionCommand, CollectionRef, CollectionResult } from './colle
 import type { Waiter } from './group-commit.js';
 import type { StorageKind } from './statements.js';
 
-/** Whose stored values: an endpoint's or a project's (CONTRACT §11). */
+/** Whose stored values: an endpoint's or a project's (docs/stateful-mocks.md). */
 export interface StorageOwner {
   readonly kind: StorageKind;
   readonly id: string;
@@ -41,7 +41,7 @@ export interface HotState {
    */
   updateStorage(owner: StorageOwner, session: string, write: StorageWrite): Promise<Map<string, string>>;
   /**
-   * Runs a collection command for one session (CONTRACT §11) under the lock of (project,
+   * Runs a collection command for one session (docs/stateful-mocks.md) under the lock of (project,
    * collection, session): the session's copy is made from the seed on first use.
    */
   collection(ref: CollectionRef, cmd: CollectionCommand): Promise<CollectionResult>;

@@ -52,7 +52,7 @@ function initial(d: DialectCaps): Migration {
   };
 }
 
-/** Mock hosts (CONTRACT §9): a unique slug per project; existing projects get one when the store opens. */
+/** Mock hosts (SECURITY.md): a unique slug per project; existing projects get one when the store opens. */
 const projectSlug: Migration = {
   up: async (db) => {
     const projects = (await db.introspection.getTables()).find((t) => t.name === 'projects');
@@ -61,7 +61,7 @@ const projectSlug: Migration = {
   },
 };
 
-/** Project storage (CONTRACT §11): values kept per project and mock session, shared by its endpoints. */
+/** Project storage (docs/stateful-mocks.md): values kept per project and mock session, shared by its endpoints. */
 function projectStorage(d: DialectCaps): Migration {
   return {
     up: (db) =>
@@ -74,7 +74,7 @@ function projectStorage(d: DialectCaps): Migration {
 }
 
 /**
- * Data collections (CONTRACT §11): a collection's definition with its seed, the items each mock
+ * Data collections (docs/stateful-mocks.md): a collection's definition with its seed, the items each mock
  * session sees (one row per item, indexed: a write touches one row, never the whole list), and
  * which sessions have their copy made from the seed. Endpoints may be bound to a collection.
  */
@@ -118,7 +118,7 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
           'CREATE INDEX IF NOT EXISTS api_keys_user ON api_keys(user_id)',
         ]),
     },
-    // record mode (CONTRACT §12 "Record"): proxied answers become endpoints and rules
+    // record mode (docs/interop.md "Record"): proxied answers become endpoints and rules
     '0006_project_recording': {
       up: async (db) => {
         const projects = (await db.introspection.getTables()).find((t) => t.name === 'projects');

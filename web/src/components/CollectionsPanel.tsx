@@ -1,5 +1,5 @@
 /**
- * A project's data collections (CONTRACT §11): create one with a seed, see what a session sees,
+ * A project's data collections (docs/stateful-mocks.md): create one with a seed, see what a session sees,
  * reset, delete, and create the REST endpoints of a resource bound to it.
  */
 import { type FormEvent, useState } from 'react';

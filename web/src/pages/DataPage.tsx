@@ -1,4 +1,4 @@
-/** The project's data: its collections and its storage (CONTRACT §11), per mock session. */
+/** The project's data: its collections and its storage (docs/stateful-mocks.md), per mock session. */
 import { useState } from 'react';
 import { api } from '../api';
 import { CollectionsPanel } from '../components/CollectionsPanel';

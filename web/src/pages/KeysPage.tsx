@@ -1,4 +1,4 @@
-/** API keys for CI (CONTRACT §13): create (the key is shown once, with a copy button), list with last use, revoke. */
+/** API keys for CI (docs/testing.md): create (the key is shown once, with a copy button), list with last use, revoke. */
 import { type FormEvent, useEffect, useState } from 'react';
 import { type ApiKey, api, errorMessage } from '../api';
 import { useConfirm } from '../components/confirm';
