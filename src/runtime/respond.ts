@@ -55,17 +55,21 @@ export function answerHeaders(
 ): OutHeaders {
   const h: OutHeaders = {};
   const csp: string[] = [MOCK_CSP];
+  // the answer's own Access-Control-Allow-Origin (any spelling) replaces our `*`: one header, never `*, *`
+  let origin = '*';
   for (const [k, v] of own) {
     const lower = k.toLowerCase();
-    if (DROPPED.has(lower) || lower === 'content-type' || !sendableHeaderValue(v)) continue;
+    if (DROPPED.has(lower) || lower === 'content-type' || lower === 'content-length' || !sendableHeaderValue(v))
+      continue;
     if (lower === CSP) {
       // a proxied mock answer (ours, one hop on) carries our policy already
       if (v !== MOCK_CSP) csp.push(v);
-    } else h[k] = v;
+    } else if (lower === CORS) origin = v;
+    else h[k] = v;
   }
   // no content type at all for an answer that declares none (an imported "no content" response)
   if (contentType !== '') h['content-type'] = contentType;
-  h[CORS] = '*';
+  h[CORS] = origin;
   h[CSP] = csp.length === 1 ? MOCK_CSP : csp;
   h['content-length'] = length;
   return h;
