@@ -53,23 +53,9 @@ export interface Config {
   redactHeaders: string[];
 }
 
-export interface Caps {
-  /** characters of one rendered template (body, header, action value, URL) */
-  renderChars: number;
-  /** bytes of one stored value (UTF-8) */
-  storedValueBytes: number;
-  /** stored names per endpoint (or project) and session */
-  storedNames: number;
-  /** mock sessions remembered per project */
-  sessionsPerProject: number;
-}
+import { type Caps, DEFAULT_CAPS } from './domain/constants.js';
 
-export const DEFAULT_CAPS: Caps = {
-  renderChars: 1024 * 1024,
-  storedValueBytes: 64 * 1024,
-  storedNames: 1000,
-  sessionsPerProject: 10_000,
-};
+export { type Caps, DEFAULT_CAPS };
 
 export class ConfigError extends Error {}
 

@@ -5,10 +5,10 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, validationError } from '../errors.js';
+import { AppError, validationError } from '../domain/errors.js';
+import { hashToken, newToken } from '../domain/passwords.js';
 import type { ApiKey } from '../store/api-keys.js';
 import { type ApiDeps, caller, type Params } from './context.js';
-import { hashToken, newToken } from './passwords.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -10,9 +10,9 @@ import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerFactory, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { isUnavailable } from '../domain/driver-errors.js';
+import { AppError, errorBody, validationError } from '../domain/errors.js';
 import { AJV_OPTIONS } from '../domain/validator.js';
-import { AppError, errorBody, validationError } from '../errors.js';
-import { isUnavailable } from '../store/errors.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { authRoutes } from './auth-routes.js';
 import { deliverPayloadTooLarge } from './body-limit.js';
@@ -27,7 +27,7 @@ import { projectRoutes } from './project-routes.js';
 import { ruleRoutes } from './rule-routes.js';
 
 const BODY_LIMIT = 1024 * 1024;
-/** Record ids are base64url (src/store/ids.ts); a route parameter of another shape names nothing. */
+/** Record ids are base64url (src/domain/ids.ts); a route parameter of another shape names nothing. */
 const ID_SHAPE = /^[A-Za-z0-9_-]{1,100}$/;
 
 export interface AppOptions extends ApiDeps {

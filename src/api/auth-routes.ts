@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { AppError, validationError } from '../domain/errors.js';
 import type { Plan } from '../domain/model.js';
+import { dummyPasswordHash, hashPassword, hashToken, newToken, verifyPassword } from '../domain/passwords.js';
 import { Credentials, LoginBody, PasswordChange, PlanBody, UserSchema } from '../domain/schemas.js';
-import { AppError, validationError } from '../errors.js';
 import { type ApiDeps, caller, type Params } from './context.js';
-import { dummyPasswordHash, hashPassword, hashToken, newToken, verifyPassword } from './passwords.js';
 import { RateLimiter, SharedRateLimiter } from './rate-limit.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;

@@ -7,7 +7,7 @@
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError } from '../domain/errors.js';
 import { drain } from '../runtime/drain.js';
 
 const tooLarge = () => new AppError('payload_too_large');

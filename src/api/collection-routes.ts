@@ -5,10 +5,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { checkSeed, RESOURCE } from '../domain/collections.js';
+import { AppError } from '../domain/errors.js';
 import { COLLECTION_NAME, type Endpoint } from '../domain/model.js';
 import { CollectionRecord } from '../domain/records.js';
 import { validateEndpoint } from '../domain/validate.js';
-import { AppError } from '../errors.js';
 import { compileSeed, seedUsesFaker } from '../runtime/compile.js';
 import { seedContext } from '../runtime/context.js';
 import { loadFaker } from '../runtime/faker.js';

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
+import { AppError } from '../domain/errors.js';
 import type { User } from '../domain/model.js';
-import { AppError } from '../errors.js';
 import type { RequestLog } from '../runtime/request-log.js';
 import type { Store } from '../store/index.js';
 

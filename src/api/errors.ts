@@ -4,8 +4,8 @@
  * detail. A stack trace never leaves the process.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, errorBody } from '../domain/errors.js';
 import { detailsOf } from '../domain/validator.js';
-import { AppError, errorBody } from '../errors.js';
 
 export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;

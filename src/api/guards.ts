@@ -12,10 +12,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../domain/errors.js';
+import { hashToken } from '../domain/passwords.js';
 import type { Store } from '../store/index.js';
 import { checkKey, KEY_PREFIX } from './api-keys.js';
-import { hashToken } from './passwords.js';
 
 export type Access = 'public' | 'user' | 'admin';
 

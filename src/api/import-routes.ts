@@ -9,10 +9,10 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { RULE_LIMITS } from '../domain/model.js';
-import { importPool } from '../domain/openapi-import.js';
 import { EndpointRecord } from '../domain/records.js';
 import { ErrorSchema } from '../domain/schemas.js';
 import { applyImport, type ImportReport, type OnConflict } from '../interop/apply.js';
+import { importPool } from '../interop/openapi-import.js';
 import { FOREIGN_FORMATS, IMPORT_FORMATS, type ImportFormat } from '../interop/types.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 

@@ -4,15 +4,15 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { RULE_LIMITS } from '../domain/model.js';
+import { ProjectSchema } from '../domain/schemas.js';
 import {
   checkImport,
   type ExportDocumentInput,
   ExportDocumentSchema,
   exportProject,
   importProject,
-} from '../domain/export.js';
-import { RULE_LIMITS } from '../domain/model.js';
-import { ProjectSchema } from '../domain/schemas.js';
+} from '../interop/export.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 import { projectViewer } from './project-routes.js';
 

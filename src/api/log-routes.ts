@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { AppError, validationError } from '../domain/errors.js';
 import type { RequestLogEntry } from '../domain/model.js';
 import { RequestLogEntryRecord } from '../domain/records.js';
-import { AppError, validationError } from '../errors.js';
 import { compileFilter, filterEntries, type RequestFilter } from '../runtime/verify.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
+import { validationError } from '../domain/errors.js';
 import type { Endpoint, Project } from '../domain/model.js';
 import { EndpointBody, EndpointPatch, ProjectBody, ProjectPatch, ProjectSchema } from '../domain/schemas.js';
 import { validateEndpoint, validateProject } from '../domain/validate.js';
-import { validationError } from '../errors.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 import { ruleView } from './rule-routes.js';
 

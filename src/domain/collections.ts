@@ -1,7 +1,7 @@
 /** Seeds of collections (docs/stateful-mocks.md): ids given or generated, no two items with one id. */
 import { randomUUID } from 'node:crypto';
-import { type ErrorDetail, validationError } from '../errors.js';
 import type { CollectionOperation, HttpMethod } from './constants.js';
+import { type ErrorDetail, validationError } from './errors.js';
 
 type Item = Record<string, unknown>;
 
@@ -90,3 +90,44 @@ export function seedBase(seed: readonly Item[], idField: string): SeedBase | nul
   }
   return { ids, raw, index, bytes };
 }
+
+/** One collection as a session sees it. */
+export interface CollectionRef {
+  readonly projectId: string;
+  readonly name: string;
+  readonly idField: string;
+  /** the seed, or a function that renders it (templates such as {{faker …}} in seed values) */
+  readonly seed: readonly Item[] | (() => readonly Item[]);
+  /** the seed as the base of copy-on-write session copies; null when it has templates */
+  readonly base?: SeedBase | null;
+  readonly session: string;
+}
+
+export type CollectionCommand =
+  | { readonly op: 'list' }
+  | { readonly op: 'count' }
+  | { readonly op: 'get'; readonly id: string }
+  | { readonly op: 'create'; readonly item: Item }
+  | { readonly op: 'replace'; readonly id: string; readonly item: Item }
+  | { readonly op: 'update'; readonly id: string; readonly patch: Item }
+  | { readonly op: 'delete'; readonly id: string };
+
+export type CollectionResult =
+  /** the items as stored JSON text, in order (parsed only by whoever needs to) */
+  | { readonly kind: 'items'; readonly raw: string[] }
+  | { readonly kind: 'count'; readonly count: number }
+  | { readonly kind: 'item'; readonly item: Item; readonly created?: boolean }
+  | { readonly kind: 'deleted' }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'conflict' }
+  /** the item, or the session's copy with it, would pass a cap (COLLECTION_CAPS) */
+  | { readonly kind: 'too_large'; readonly message: string };
+
+/** What one collection holds for one session (docs/limits.md, "Collections"). */
+export const COLLECTION_CAPS = {
+  items: 10_000,
+  /** bytes of one item as stored JSON */
+  itemBytes: 64 * 1024,
+  /** bytes of a session's copy (seed included) */
+  sessionBytes: 10 * 1024 * 1024,
+} as const;

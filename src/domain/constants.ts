@@ -93,3 +93,22 @@ export const LIMITS = {
 
 /** An action's timeout: default and maximum, ms (docs/api.md "Rules"). */
 export const ACTION_TIMEOUT = { default: 5000, max: 10_000 } as const;
+
+/** Caps on what one mock request can make the server produce or keep (docs/limits.md). */
+export interface Caps {
+  /** characters of one rendered template (body, header, action value, URL) */
+  renderChars: number;
+  /** bytes of one stored value (UTF-8) */
+  storedValueBytes: number;
+  /** stored names per endpoint (or project) and session */
+  storedNames: number;
+  /** mock sessions remembered per project */
+  sessionsPerProject: number;
+}
+
+export const DEFAULT_CAPS: Caps = {
+  renderChars: 1024 * 1024,
+  storedValueBytes: 64 * 1024,
+  storedNames: 1000,
+  sessionsPerProject: 10_000,
+};

@@ -2,10 +2,7 @@
  * Validation beyond JSON Schema, and normalisation of request bodies into domain records with
  * their defaults. Every problem becomes one `details[]` item of a 400 validation_failed.
  */
-import { type ErrorDetail, validationError } from '../errors.js';
-import { validateCondition } from '../runtime/conditions.js';
-import { regexProblem } from '../runtime/regex.js';
-import { routeKey, validatePattern } from '../runtime/router.js';
+import { type ErrorDetail, validationError } from './errors.js';
 import {
   ACTION_TIMEOUT,
   type Action,
@@ -23,6 +20,12 @@ import {
   type StorageScope,
   VALUED_OPERATORS,
 } from './model.js';
+import { routeKey, validatePattern } from './paths.js';
+import { regexProblem } from './regex.js';
+
+/** Why a condition's value cannot be compiled (a regex that is invalid or too large), or null. */
+const valueProblem = (c: Condition): string | null =>
+  c.operator === 'matches_regex' ? (regexProblem(c.value ?? '')?.message ?? null) : null;
 
 type Json = Record<string, unknown>;
 
@@ -180,7 +183,7 @@ function condition(raw: Json, at: string, p: Problems, opts: RuleImportOptions =
     else if (c.operator === 'less_than' && (c.value.trim() === '' || !Number.isFinite(Number(c.value)))) {
       p.add(`${at}/value`, 'less_than needs a numeric value');
     } else {
-      const why = validateCondition(c);
+      const why = valueProblem(c);
       const heavy = why !== null && c.operator === 'matches_regex' && regexProblem(c.value)?.tooLarge === true;
       if (why && heavy && opts.onHeavyRegex) opts.onHeavyRegex(`${at}/value`, why);
       else if (why) p.add(`${at}/value`, why);
@@ -280,7 +283,7 @@ export function validateRule(body: Json, current?: RuleInput, opts: RuleImportOp
   if (active && body.conditions === undefined && current && !current.active) {
     // a rule imported inactive (its regex too large to match fast) is not switched on as it is
     for (const [i, c] of current.conditions.entries()) {
-      const why = c.operator === 'matches_regex' ? validateCondition(c) : null;
+      const why = valueProblem(c);
       if (why) p.add(`/conditions/${i}/value`, why);
     }
   }

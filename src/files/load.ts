@@ -7,12 +7,12 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { loadOpenApiDocument, parseYaml } from '../domain/openapi-import.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../domain/errors.js';
+import { routeKey } from '../domain/paths.js';
 import { convertDocument, detectFormat } from '../interop/convert.js';
+import { loadOpenApiDocument, parseYaml } from '../interop/openapi-import.js';
 import { type Converted, emptyConverted, isObject, type Json } from '../interop/types.js';
 import { convertWireMock } from '../interop/wiremock.js';
-import { routeKey } from '../runtime/router.js';
 
 export class MockFileError extends Error {
   constructor(

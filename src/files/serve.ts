@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { hashPassword } from '../api/passwords.js';
 import { type Config, loadConfig } from '../config.js';
+import { hashPassword } from '../domain/passwords.js';
 import type { Converted } from '../interop/types.js';
 import { type Running, startServer } from '../server.js';
 import { loadMockFiles } from './load.js';

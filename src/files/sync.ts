@@ -7,10 +7,10 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Endpoint, RuleRecord } from '../domain/model.js';
+import { routeKey } from '../domain/paths.js';
 import type { RuleInput } from '../domain/validate.js';
 import { check } from '../interop/apply.js';
 import type { Converted, ImportWarning, Skipped } from '../interop/types.js';
-import { routeKey } from '../runtime/router.js';
 import type { Store } from '../store/index.js';
 
 export interface SyncReport {

@@ -8,7 +8,9 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { checkSeed } from '../domain/collections.js';
+import { AppError, type ErrorDetail } from '../domain/errors.js';
 import type { Endpoint, Project } from '../domain/model.js';
+import { routeKey } from '../domain/paths.js';
 import { capStorage, DEFAULT_STORAGE_CAPS, type StorageCaps } from '../domain/storage-caps.js';
 import {
   type EndpointInput,
@@ -17,8 +19,6 @@ import {
   validateProject,
   validateRule,
 } from '../domain/validate.js';
-import { AppError, type ErrorDetail } from '../errors.js';
-import { routeKey } from '../runtime/router.js';
 import type { Store } from '../store/index.js';
 import type { Converted, ImportFormat, ImportWarning, Skipped } from './types.js';
 

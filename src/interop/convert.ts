@@ -1,16 +1,16 @@
 /**
  * Format detection and conversion of an uploaded document (docs/interop.md): OpenAPI, Swagger, a
  * Mockyard export, HAR, Postman, Mockoon or WireMock → `Converted`. The OpenAPI family is validated
- * and dereferenced in a worker (domain/parser-pool.ts); the other formats are plain data walks.
+ * and dereferenced in a worker (interop/parser-pool.ts); the other formats are plain data walks.
  */
 import type { Static } from '@sinclair/typebox';
-import { ExportDocumentSchema } from '../domain/export.js';
-import { planImport } from '../domain/openapi-import.js';
+import { AppError, validationError } from '../domain/errors.js';
 import { compileValidator, type ErrorDetail } from '../domain/validator.js';
-import { AppError, validationError } from '../errors.js';
 import { loadFaker } from '../runtime/faker.js';
+import { ExportDocumentSchema } from './export.js';
 import { convertHar, isHar } from './har.js';
 import { convertMockoon, isMockoon } from './mockoon.js';
+import { planImport } from './openapi-import.js';
 import { convertPostman, isPostman } from './postman.js';
 import { type Converted, emptyConverted, type ImportFormat, isObject, type Json, pointerOf } from './types.js';
 import { convertWireMock, isWireMock } from './wiremock.js';

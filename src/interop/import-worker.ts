@@ -1,16 +1,16 @@
 /**
- * The import worker (domain/parser-pool.ts starts it): every heavy step of an import runs here, off
+ * The import worker (interop/parser-pool.ts starts it): every heavy step of an import runs here, off
  * the main thread — parsing the uploaded text (JSON or YAML), detecting the format, validating,
  * converting Swagger and dereferencing an API description, generating example bodies, and
  * translating the other tools' files. The main thread gets the drafts (docs/interop.md: an import never
  * holds mock traffic for more than 100 ms).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { checkOpenApiVersion, loadedOrThrow, parseYaml } from '../domain/openapi-import.js';
-import { loadHere } from '../domain/openapi-load.js';
-import type { Task, WorkerAnswer } from '../domain/parser-pool.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../domain/errors.js';
 import { convertDocument } from './convert.js';
+import { checkOpenApiVersion, loadedOrThrow, parseYaml } from './openapi-import.js';
+import { loadHere } from './openapi-load.js';
+import type { Task, WorkerAnswer } from './parser-pool.js';
 
 /** `WorkerAnswer` less its id, per member of the union. */
 type Answer = WorkerAnswer extends infer T ? (T extends unknown ? Omit<T, 'id'> : never) : never;

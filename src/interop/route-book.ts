@@ -6,7 +6,7 @@
  * else the endpoint answers 404 like the tool it came from when nothing matches.
  */
 import { type HttpMethod, METHODS } from '../domain/model.js';
-import { routeKey, validatePattern } from '../runtime/router.js';
+import { routeKey, validatePattern } from '../domain/paths.js';
 import type { Converted, DraftEndpoint, DraftRule } from './types.js';
 
 const PARAM = /^[A-Za-z_][A-Za-z0-9_]*$/;

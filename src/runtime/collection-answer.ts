@@ -3,8 +3,9 @@
  * `field=value` filters compared as text, `_sort=field|-field`, `_offset`, `_limit` and
  * `X-Total-Count`), get, create, replace, update, delete — on the request session's copy.
  */
-import { AppError, errorBody } from '../errors.js';
-import type { CollectionCommand, CollectionResult } from '../store/hot/collections.js';
+
+import type { CollectionCommand, CollectionResult } from '../domain/collections.js';
+import { AppError, errorBody } from '../domain/errors.js';
 import type { CompiledEndpoint, CompiledProject } from './compile.js';
 import type { MockContext } from './context.js';
 import type { HotState } from './ports.js';

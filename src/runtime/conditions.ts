@@ -2,13 +2,13 @@
  * Rule conditions (docs/api.md "Rules"): compiled once when a rule is saved into `test(ctx)` closures; a request only
  * reads one value and runs one comparison per condition.
  *
- * Regular expressions run on re2js with bounded work (src/runtime/regex.ts): a pattern is at most 512
+ * Regular expressions run on re2js with bounded work (src/domain/regex.ts): a pattern is at most 512
  * characters and 1,000 compiled instructions, a match reads a bounded prefix of its input, and one request
  * spends at most `REQUEST_REGEX_MS` matching — a regex condition reached after that does not match.
  */
 
 import type { Condition } from '../domain/model.js';
-import { type BoundedRegex, compileBounded, RegexInvalid, RegexTooLarge } from './regex.js';
+import { type BoundedRegex, compileBounded, RegexInvalid, RegexTooLarge } from '../domain/regex.js';
 import { compileJsonPath, readJsonPath, renderJsonValue } from './template.js';
 import type { EvalContext } from './types.js';
 

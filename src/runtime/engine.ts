@@ -12,7 +12,7 @@
  * storage write (group commit: the end of the turn), a PostgreSQL read, a webhook.
  */
 import type { Logger } from 'pino';
-import { type Caps, DEFAULT_CAPS } from '../config.js';
+import { type Caps, DEFAULT_CAPS } from '../domain/constants.js';
 import type { ActionOutcome, RuleTrace } from '../domain/model.js';
 import { type ActionDeps, ActionPipeline } from './actions/index.js';
 import type { CompiledEndpoint, CompiledProject, CompiledRule, StepOutcome } from './compile.js';

@@ -4,8 +4,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { nextSeq } from '../domain/ids.js';
 import type { RuleTrace } from '../domain/model.js';
-import { nextSeq } from '../store/ids.js';
 import type { CompiledProject } from './compile.js';
 import { MockRequestView } from './context.js';
 import { NO_ACTIONS } from './engine.js';

@@ -48,7 +48,7 @@ describe('faker templates', () => {
     });
 
     it('gives imported schemas realistic strings by property name, the same every time', async () => {
-      const { exampleFromSchema } = await import('../domain/openapi-import.js');
+      const { exampleFromSchema } = await import('../interop/openapi-import.js');
       const schema = {
         type: 'object',
         properties: {

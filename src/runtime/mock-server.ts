@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 export { MAX_BODY_BYTES } from './mock-body.js';
 
 import type { Logger } from 'pino';
-import { isUnavailable } from '../store/errors.js';
+import { isUnavailable } from '../domain/driver-errors.js';
 import { type CollectionAnswer, collectionAnswer } from './collection-answer.js';
 import type { CompiledEndpoint, CompiledProject } from './compile.js';
 import { MockContext } from './context.js';
@@ -18,9 +18,8 @@ import { type Egress, HOP_HEADER, parseHops } from './egress.js';
 import type { Engine, Evaluating, Evaluation } from './engine.js';
 import { Exchange } from './exchange.js';
 import { BodyTooLarge, readBody } from './mock-body.js';
-import type { HotState, Waiter } from './ports.js';
+import type { HotState, Recorder, Waiter } from './ports.js';
 import { proxy } from './proxy.js';
-import type { Recorder } from './recorder.js';
 import type { RequestLog } from './request-log.js';
 import {
   CORS,

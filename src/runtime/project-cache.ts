@@ -9,7 +9,7 @@ import { type CompiledProject, compileProject } from './compile.js';
 import { fakerLoaded, loadFaker } from './faker.js';
 import type { RuntimeStore } from './ports.js';
 
-/** Record ids are 22 base64url characters (src/store/ids.ts): anything else is no project, without a query. */
+/** Record ids are 22 base64url characters (src/domain/ids.ts): anything else is no project, without a query. */
 const PROJECT_ID = /^[A-Za-z0-9_-]{22}$/;
 /** How long an unknown project id or label is answered from memory (a new one is served within it). */
 const MISS_TTL_MS = 1000;

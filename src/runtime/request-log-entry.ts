@@ -2,8 +2,9 @@
  * A request log entry as the hot path records it (LogRecord) and as it is stored and streamed
  * (`settle`: the id spelled, headers flattened and redacted, the answer sent).
  */
+
+import { seqId } from '../domain/ids.js';
 import type { RequestLogEntry } from '../domain/model.js';
-import { seqId } from '../store/ids.js';
 import { headersFromRaw } from './context.js';
 import type { AnswerNote } from './respond.js';
 

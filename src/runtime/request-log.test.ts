@@ -9,7 +9,7 @@ import net from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabase, type TestDatabase } from '../../test/helpers/databases.js';
-import { seqId } from '../store/ids.js';
+import { seqId } from '../domain/ids.js';
 import { openStore, type Store } from '../store/index.js';
 import { headersFromRaw } from './context.js';
 import { FLOOD_WRITE_MS, type LogRecord, RequestLog } from './request-log.js';

@@ -8,7 +8,7 @@
  * `Service-Worker-Allowed` and `Clear-Site-Data` are never sent.
  */
 import type { ServerResponse } from 'node:http';
-import { AppError, errorBody } from '../errors.js';
+import { AppError, errorBody } from '../domain/errors.js';
 import type { CompiledEndpoint, CompiledStep } from './compile.js';
 import type { MockContext } from './context.js';
 import { type PreparedHead, prepareHead, sendPrepared } from './prepared-head.js';

@@ -6,10 +6,10 @@ import type { RequestFilter, RequestLogEntry } from '../domain/model.js';
 
 export type { RequestFilter };
 
-import { validationError } from '../errors.js';
-import { type BoundedRegex, compileBounded } from './regex.js';
+import { validationError } from '../domain/errors.js';
+import { type BoundedRegex, compileBounded } from '../domain/regex.js';
 
-/** How long verification matches before it lets other work run (src/runtime/regex.ts bounds each match). */
+/** How long verification matches before it lets other work run (src/domain/regex.ts bounds each match). */
 const SLICE_MS = 20;
 
 /** A filter as a predicate; a bad pattern or time is a 400 naming the field. */

@@ -2,9 +2,10 @@
  * API keys for CI (docs/testing.md): scoped (`read` or `write`), optionally limited to projects and
  * to a time, stored only as hashes, revocable at once. The key itself is shown once, at creation.
  */
+
+import { newId, nowIso } from '../domain/ids.js';
 import type { Plan, User } from '../domain/model.js';
 import type { StoreCore } from './core.js';
-import { newId, nowIso } from './ids.js';
 
 export type KeyScope = 'read' | 'write';
 

@@ -4,13 +4,13 @@
  * goes through the same commands, so the management API sees exactly what mocks see.
  */
 import { seedBase } from '../domain/collections.js';
+import { isUniqueViolation } from '../domain/driver-errors.js';
+import { AppError } from '../domain/errors.js';
+import { nowIso } from '../domain/ids.js';
 import type { Collection } from '../domain/model.js';
-import { AppError } from '../errors.js';
 import type { StoreCore } from './core.js';
-import { isUniqueViolation } from './errors.js';
 import type { CollectionRef } from './hot/collections.js';
 import type { HotState } from './hot/hot-state.js';
-import { nowIso } from './ids.js';
 import type { Projects } from './projects.js';
 import type { Row } from './rows.js';
 

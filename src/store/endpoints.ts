@@ -1,10 +1,11 @@
 /** Endpoints of a project, reached only through their owned project. */
+
+import { isUniqueViolation } from '../domain/driver-errors.js';
+import { AppError } from '../domain/errors.js';
+import { newId, nowIso } from '../domain/ids.js';
 import type { Endpoint } from '../domain/model.js';
 import type { EndpointInput } from '../domain/validate.js';
-import { AppError } from '../errors.js';
 import type { StoreCore } from './core.js';
-import { isUniqueViolation } from './errors.js';
-import { newId, nowIso } from './ids.js';
 import type { Projects } from './projects.js';
 import { toEndpoint } from './rows.js';
 

@@ -2,9 +2,10 @@
  * Login tokens (the dashboard's and the API's bearer tokens), stored only as hashes. Not to be
  * confused with mock sessions (`X-Mockyard-Session`, mock-sessions.ts). The table is `sessions`.
  */
+
+import { nowIso } from '../domain/ids.js';
 import type { Plan, User } from '../domain/model.js';
 import type { StoreCore } from './core.js';
-import { nowIso } from './ids.js';
 
 export class LoginTokens {
   constructor(private readonly core: StoreCore) {}

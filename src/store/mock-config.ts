@@ -3,18 +3,13 @@
  * the versions the change feed compares to find snapshots that missed a notification.
  */
 import type { Collection, Endpoint, Project, RuleRecord } from '../domain/model.js';
+import type { ProjectConfig } from '../runtime/ports.js';
 import { toCollection } from './collections.js';
 import type { StoreCore } from './core.js';
 import { toEndpoint, toProject, toRule } from './rows.js';
 
 /** What the mock runtime needs of one project. */
-export interface ProjectConfig {
-  project: Project;
-  version: number;
-  endpoints: Endpoint[];
-  rules: RuleRecord[];
-  collections: Collection[];
-}
+export type { ProjectConfig };
 
 export class MockConfig {
   constructor(private readonly core: StoreCore) {}

@@ -3,11 +3,11 @@
  * indistinguishable from a missing one. Each project has a slug (its mock host label, SECURITY.md).
  */
 import { type RawBuilder, sql } from 'kysely';
+import { isUniqueViolation } from '../domain/driver-errors.js';
+import { AppError } from '../domain/errors.js';
+import { newId, newSlug, nowIso } from '../domain/ids.js';
 import type { Project } from '../domain/model.js';
-import { AppError } from '../errors.js';
 import type { StoreCore } from './core.js';
-import { isUniqueViolation } from './errors.js';
-import { newId, newSlug, nowIso } from './ids.js';
 import { toProject } from './rows.js';
 
 export interface ProjectFields {

@@ -2,12 +2,13 @@
  * Rules of an endpoint, with their sequence state: one hit counter per rule and mock session
  * (`rule_hits`), from which `state` is derived (src/runtime/sequence.ts).
  */
+
+import { AppError } from '../domain/errors.js';
+import { newId, nowIso } from '../domain/ids.js';
 import type { RuleRecord } from '../domain/model.js';
 import type { RuleInput } from '../domain/validate.js';
-import { AppError } from '../errors.js';
 import type { StoreCore } from './core.js';
 import type { Endpoints } from './endpoints.js';
-import { newId, nowIso } from './ids.js';
 import { toRule } from './rows.js';
 
 export class Rules {

@@ -8,9 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabase, type TestDatabase } from '../../test/helpers/databases.js';
+import { AppError } from '../domain/errors.js';
 import type { RequestLogEntry } from '../domain/model.js';
 import type { EndpointInput as NewEndpoint, RuleInput as RuleFields } from '../domain/validate.js';
-import { AppError } from '../errors.js';
 import { openStore, type Store } from './index.js';
 
 const hash = () => `h-${randomBytes(8).toString('hex')}`;

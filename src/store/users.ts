@@ -1,9 +1,10 @@
 /** Accounts: email (stored in lower case), password hash, plan. */
+
+import { isUniqueViolation } from '../domain/driver-errors.js';
+import { AppError } from '../domain/errors.js';
+import { newId, nowIso } from '../domain/ids.js';
 import type { Plan, User } from '../domain/model.js';
-import { AppError } from '../errors.js';
 import type { StoreCore } from './core.js';
-import { isUniqueViolation } from './errors.js';
-import { newId, nowIso } from './ids.js';
 import { toUser, type UserWithHash } from './rows.js';
 
 export class Users {

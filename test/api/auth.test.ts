@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken } from '../../src/api/passwords.js';
+import { hashToken } from '../../src/domain/passwords.js';
 import { DIALECTS } from '../helpers/databases.js';
 import { expectError, expectNoStack, expectValidation, ISO } from '../helpers/expect.js';
 import {

@@ -6,7 +6,7 @@
 import net from 'node:net';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { ERRORS } from '../../src/errors.js';
+import { ERRORS } from '../../src/domain/errors.js';
 import { type HttpAnswer, ROOT } from '../helpers/server.js';
 
 /** `{error: {code, message, details?}}` with a code from the table whose status is the answer's. */

@@ -36,6 +36,7 @@ export {
   VALUED_OPERATORS,
   VALUELESS_OPERATORS,
 } from '../../src/domain/constants';
+export type { ErrorDetail } from '../../src/domain/errors.js';
 export type {
   Action,
   Collection,
@@ -49,8 +50,6 @@ export type {
   Step,
   User,
 } from '../../src/domain/model';
-
-export type { ErrorDetail } from '../../src/errors';
 
 /** `set_variable` and `store_variable`: the two actions with a name and a value. */
 export type VariableAction = Extract<Action, { type: 'set_variable' | 'store_variable' }>;

@@ -3,7 +3,7 @@
  * caps, the request's session and hop count, and the clock.
  */
 import type { Logger } from 'pino';
-import type { Caps } from '../../config.js';
+import type { Caps } from '../../domain/constants.js';
 import type { CompiledAction } from '../compile.js';
 import type { MockContext } from '../context.js';
 import type { Egress } from '../egress.js';

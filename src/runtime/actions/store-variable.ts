@@ -5,7 +5,7 @@
  * concurrent appends (`{{endpoint.log}}x`) lose nothing; one past the caps of docs/limits.md stores
  * nothing.
  */
-import type { Caps } from '../../config.js';
+import type { Caps } from '../../domain/constants.js';
 import type { StorageScope } from '../../domain/model.js';
 import type { CompiledAction } from '../compile.js';
 import type { StorageOwner } from '../ports.js';

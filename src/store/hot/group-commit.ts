@@ -14,6 +14,7 @@
  * The scheduler is shared; what a commit does is the dialect's (sqlite.ts, postgres.ts). A commit
  * must settle every op and group it is given; one that throws fails all of them.
  */
+import type { Waiter } from '../../runtime/ports.js';
 
 /**
  * Who waits for a result: a promise's resolving functions, or an object of the caller's own (the
@@ -22,10 +23,7 @@
  * other waiters of the commit hear theirs in any case (and a commit is never taken for failed,
  * and repeated, because of a waiter).
  */
-export interface Waiter<T> {
-  resolve(v: T): void;
-  reject(e: unknown): void;
-}
+export type { Waiter };
 
 /** The requests of one turn that count a hit of one rule in one session. */
 export interface HitGroup {

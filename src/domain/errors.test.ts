@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError, ERRORS, errorBody } from './errors.js';
 
 describe('error table', () => {
-  const doc = fs.readFileSync(path.join(import.meta.dirname, '..', 'docs', 'api.md'), 'utf8');
+  const doc = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'docs', 'api.md'), 'utf8');
 
   it.each(Object.entries(ERRORS))('%s is documented in docs/api.md with its status', (code, { status }) => {
     const row = doc.split('\n').find((l) => l.includes(`\`${code}\``) && l.trim().startsWith('|'));

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../errors.js';
+import { AppError } from '../domain/errors.js';
 import { exampleFromSchema, loadOpenApiDocument, parseYaml, planImport, toMockPath } from './openapi-import.js';
 
 const doc = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({

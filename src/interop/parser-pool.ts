@@ -15,9 +15,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
-import type { Converted, ImportFormat } from '../interop/types.js';
+import { AppError, type ErrorCode, type ErrorDetail } from '../domain/errors.js';
 import type { LoadAnswer } from './openapi-load.js';
+import type { Converted, ImportFormat } from './types.js';
 
 /**
  * The worker module (interop/import-worker.ts, built to dist/). Under the test runner this module is

@@ -10,23 +10,17 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Logger } from 'pino';
 import { RULE_LIMITS } from '../domain/constants.js';
+import { AppError } from '../domain/errors.js';
 import type { Plan } from '../domain/model.js';
 import { validateEndpoint, validateRule } from '../domain/validate.js';
-import { AppError } from '../errors.js';
-import { variantConditions } from '../interop/matchers.js';
-import { patternOf } from '../interop/route-book.js';
+import type { Recorder as RecorderPort, Recording } from '../runtime/ports.js';
+import type { ProxiedAnswer } from '../runtime/proxy.js';
+import { routeKey } from '../runtime/router.js';
 import type { Store } from '../store/index.js';
-import type { ProxiedAnswer } from './proxy.js';
-import { routeKey } from './router.js';
+import { variantConditions } from './matchers.js';
+import { patternOf } from './route-book.js';
 
-export interface Recording {
-  projectId: string;
-  method: string;
-  path: string;
-  rawQuery: string;
-  requestBody: string;
-  answer: ProxiedAnswer;
-}
+export type { Recording };
 
 const DECODERS: Record<string, (b: Buffer, o: zlib.ZlibOptions | zlib.BrotliOptions) => Promise<Buffer>> = {
   gzip: promisify(zlib.gunzip),
@@ -63,7 +57,7 @@ export async function textOf(a: ProxiedAnswer, maxBytes: number): Promise<string
   return Buffer.from(text, 'utf8').equals(bytes) ? text : null;
 }
 
-export class Recorder {
+export class Recorder implements RecorderPort {
   private chain: Promise<void> = Promise.resolve();
 
   constructor(

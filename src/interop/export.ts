@@ -10,9 +10,8 @@
  * removes the half-made project if a write still fails.
  */
 import { type Static, Type } from '@sinclair/typebox';
-import { AppError, type ErrorDetail, validationError } from '../errors.js';
-import type { Store } from '../store/index.js';
-import { checkSeed } from './collections.js';
+import { checkSeed } from '../domain/collections.js';
+import { AppError, type ErrorDetail, validationError } from '../domain/errors.js';
 import {
   type Action,
   COLLECTION_NAME,
@@ -21,10 +20,17 @@ import {
   type HttpMethod,
   type Project,
   type RuleResponse,
-} from './model.js';
-import { EndpointBody, LIMITS, RuleBody } from './schemas.js';
-import { capStorage, DEFAULT_STORAGE_CAPS, type StorageCaps } from './storage-caps.js';
-import { type EndpointInput, type RuleInput, validateEndpoint, validateProject, validateRule } from './validate.js';
+} from '../domain/model.js';
+import { EndpointBody, LIMITS, RuleBody } from '../domain/schemas.js';
+import { capStorage, DEFAULT_STORAGE_CAPS, type StorageCaps } from '../domain/storage-caps.js';
+import {
+  type EndpointInput,
+  type RuleInput,
+  validateEndpoint,
+  validateProject,
+  validateRule,
+} from '../domain/validate.js';
+import type { Store } from '../store/index.js';
 
 export const EXPORT_VERSION = 1;
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { refBomb } from '../../test/fixtures/ref-bomb.js';
-import type { AppError } from '../errors.js';
+import type { AppError } from '../domain/errors.js';
 import { ParserPool } from './parser-pool.js';
 
 const small = {

@@ -12,16 +12,16 @@
  * 3. src/interop/apply.ts checks collisions and limits and writes the drafts.
  */
 import { createRequire } from 'node:module';
-import { type ErrorDetail, validationError } from '../errors.js';
-import { routeKey, validatePattern } from '../runtime/router.js';
-import { type HttpMethod, METHODS } from './model.js';
+import { type ErrorDetail, validationError } from '../domain/errors.js';
+import { type HttpMethod, METHODS } from '../domain/model.js';
+import { routeKey, validatePattern } from '../domain/paths.js';
 import { exampleFromSchema } from './openapi-example.js';
 import type { LoadAnswer } from './openapi-load.js';
 import { ParserPool, type ParserPoolOptions } from './parser-pool.js';
 
 export { exampleFromSchema } from './openapi-example.js';
 
-import { LIMITS } from './schemas.js';
+import { LIMITS } from '../domain/schemas.js';
 
 type Json = Record<string, unknown>;
 
