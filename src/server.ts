@@ -183,7 +183,8 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
           if (url.charCodeAt(0) === 47 && url.charCodeAt(1) === 109 && url.charCodeAt(2) === 47) mock.byPath(req, res);
           else if (root === null) handler(req, res);
           else if (
-            (url.startsWith('/api/') && isAdmin(req.headers.authorization)) ||
+            ((url.startsWith('/api/') || url === '/mcp' || url.startsWith('/mcp?')) &&
+              isAdmin(req.headers.authorization)) ||
             url === '/healthz' ||
             url === '/readyz'
           )

@@ -32,7 +32,12 @@ const KeyBody = Type.Object(
 
 const forbidden = (message: string) => new AppError('forbidden', message);
 /** Routes (as registered) that are reads although they are POSTs: verification. */
-const READ_POSTS = new Set(['/api/projects/:projectId/requests/count', '/api/projects/:projectId/requests/find']);
+const READ_POSTS = new Set([
+  '/api/projects/:projectId/requests/count',
+  '/api/projects/:projectId/requests/find',
+  // the MCP transport: each tool call is checked again as the API call it makes
+  '/mcp',
+]);
 /** Routes no key may call: keys, the password, the account, logging out a login session. */
 const KEYLESS = /^\/api\/auth\/(keys|password|logout|account)(\/|$)/;
 
@@ -55,7 +60,7 @@ export function checkKey(req: FastifyRequest): void {
     if (projectId !== undefined && !key.projectIds.includes(projectId))
       throw new AppError('not_found', 'No such project');
     // a route outside any project (other than listing projects and the caller) is not for a limited key
-    if (projectId === undefined && route !== '/api/projects' && route !== '/api/auth/me' && route !== '')
+    if (projectId === undefined && !['/api/projects', '/api/auth/me', '/mcp', ''].includes(route))
       throw forbidden('This API key is limited to its projects');
   }
 }

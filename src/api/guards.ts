@@ -38,8 +38,8 @@ export function bearer(header: string | undefined): string | null {
   return m ? m[1] : null;
 }
 
-/** `/api` and below, in any letter case (an unmatched `/API/…` is the API's 404, not the dashboard). */
-export const isApiPath = (p: string) => /^\/api(\/|$)/i.test(p);
+/** `/api` and below, and `/mcp`, in any letter case (an unmatched `/API/…` is the API's 404, not the dashboard). */
+export const isApiPath = (p: string) => /^\/(api|mcp)(\/|$)/i.test(p);
 const isAdminPath = (p: string) => /^\/api\/admin(\/|$)/i.test(p);
 
 /** The access a request needs: its matched route's, or for a path no route matches, by its path. */

@@ -11,6 +11,7 @@ Commands:
   serve --file <path>            serve the mocks of a file or folder at the root path, no account
   import <file>                  import OpenAPI, Swagger, WireMock, Mockoon, Postman, HAR or an export
   export <project>               print a project as a JSON export document
+  mcp                            serve the MCP tools over stdio to a running service (agents)
   user set-plan <email> <plan>   set a user's plan (free, pro, business) in the database
 
 Options:
@@ -61,6 +62,16 @@ Options:
   --storage         include the endpoints' stored variables
   --url URL         service address (default ${DEFAULT_URL}, or MOCKYARD_URL)
   --token T         session token (or MOCKYARD_TOKEN)
+  -h, --help        this help`,
+  mcp: `Usage: mockyard mcp [--url URL] [--token T]
+
+Serves the Model Context Protocol tools of docs/agents.md over stdio, for an agent that starts
+mockyard as a subprocess. Every tool calls the REST API of the running service with the token (a
+session token or an API key; a read key is offered the read tools only).
+
+Options:
+  --url URL         service address (default ${DEFAULT_URL}, or MOCKYARD_URL)
+  --token T         session token or API key (or MOCKYARD_TOKEN)
   -h, --help        this help`,
   user: `Usage: mockyard user set-plan <email> <plan> [--database URL]
 

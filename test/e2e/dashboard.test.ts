@@ -671,6 +671,29 @@ describe('dashboard', () => {
     await page.getByRole('button', { name: 'Revoke', exact: true }).click();
     await page.getByRole('dialog', { name: 'Revoke ci?' }).getByRole('button', { name: 'Revoke' }).click();
     await poll(() => page.getByRole('list', { name: 'API keys' }).getByRole('listitem').count()).toBe(0);
+    // --- use with agents: the /mcp URL and a snippet with a fresh read key that works there ---------
+    await page.getByRole('link', { name: 'Agents', exact: true }).click();
+    await visible(page.getByRole('heading', { name: 'Use with agents', level: 1 }));
+    await page
+      .getByRole('form', { name: 'Create an agent key' })
+      .getByRole('button', { name: 'Create key and snippet' })
+      .click();
+    await poll(() => page.getByTestId('mcp-http-snippet').textContent()).toMatch(/Bearer myk_[A-Za-z0-9_-]{43}/);
+    const snippet = JSON.parse((await page.getByTestId('mcp-http-snippet').textContent()) ?? '{}');
+    const listed = await fetch(snippet.mcpServers.mockyard.url, {
+      method: 'POST',
+      headers: {
+        ...snippet.mcpServers.mockyard.headers,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    const names = ((await listed.json()).result.tools as { name: string }[]).map((t) => t.name);
+    expect(names).toContain('explain_request');
+    expect(names).not.toContain('create_project'); // a read key
+    await shot(page, 'agents.png');
+    await page.goBack();
     await page.goBack();
     await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
     await poll(() => page.getByRole('list', { name: 'Your projects' }).getByRole('listitem').count()).toBe(3);

@@ -128,7 +128,12 @@ describe('every route, every spelling, every caller', () => {
 
   /** What the plain spelling must answer this caller: a denial (401/403/404) or null (allowed). */
   function denial(caller: string, method: string, route: string): number[] | null {
-    const reading = method === 'GET' || method === 'HEAD' || /\/requests\/(count|find)$/.test(route);
+    // the MCP transport is open to read keys (they are offered the read tools only: test/agents/mcp.test.ts)
+    const reading =
+      method === 'GET' ||
+      method === 'HEAD' ||
+      /\/requests\/(count|find)$/.test(route) ||
+      (route === '/mcp' && method === 'POST');
     if (route.startsWith('/api/admin')) return [401];
     if (caller === 'none') return [401];
     if (/^\/api\/auth\/(keys|password|logout)/.test(route))

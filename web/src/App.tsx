@@ -3,6 +3,7 @@ import { AuthProvider, useAuth } from './auth';
 import { ConfirmProvider } from './components/confirm';
 import { ToastProvider } from './components/toast';
 import { EmptyState, Spinner } from './components/ui';
+import { AgentsPage } from './pages/AgentsPage';
 import { AuthPage } from './pages/AuthPage';
 import { DataPage } from './pages/DataPage';
 import { EndpointPage } from './pages/EndpointPage';
@@ -37,6 +38,9 @@ function Header() {
             <Link href={paths.keys()} className="btn btn-small">
               API keys
             </Link>
+            <Link href={paths.agents()} className="btn btn-small">
+              Agents
+            </Link>
             <button type="button" className="btn btn-small" onClick={() => void signOut()}>
               Sign out
             </button>
@@ -66,6 +70,8 @@ function Routes() {
       return <DataPage projectId={route.projectId} />;
     case 'keys':
       return <KeysPage />;
+    case 'agents':
+      return <AgentsPage />;
     default:
       return (
         <EmptyState title="Page not found" action={<Link href={paths.projects()}>Back to your projects</Link>}>

@@ -32,12 +32,14 @@ export type Route =
   | { name: 'requests'; projectId: string }
   | { name: 'data'; projectId: string }
   | { name: 'keys' }
+  | { name: 'agents' }
   | { name: 'notFound' };
 
 export function matchRoute(path: string): Route {
   const p = path.replace(/\/+$/, '') || '/';
   if (p === '/' || p === '/projects') return { name: 'projects' };
   if (p === '/keys') return { name: 'keys' };
+  if (p === '/agents') return { name: 'agents' };
   const parts = p.split('/').slice(1).map(decodeURIComponent);
   if (parts[0] !== 'projects' || !parts[1]) return { name: 'notFound' };
   const projectId = parts[1];
@@ -57,6 +59,7 @@ export const paths = {
   requests: (pid: string) => `/projects/${encodeURIComponent(pid)}/requests`,
   data: (pid: string) => `/projects/${encodeURIComponent(pid)}/data`,
   keys: () => '/keys',
+  agents: () => '/agents',
 };
 
 export function Link({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {

@@ -1,79 +1,12 @@
 /**
  * The request inspector's reasoning, without a browser (inspect.test.ts): what each rule of the
  * endpoint did with a logged request — matched, failed at condition N (expected vs the value the
- * request had), skipped as inactive, or not reached —, the request as a curl command and as a
- * replay, and the list's filters as they stand in the page's URL.
+ * request had), skipped as inactive, or not reached — from src/domain/explain.ts, which the MCP
+ * server's explain_request shares —, the request as a curl command and as a replay, and the list's filters as they stand in the page's URL.
  */
-import type { Condition, LogEntry, Rule } from '../types';
+import type { LogEntry } from '../types';
 
-/** What a condition read from the logged request, when the log holds it (state and variables it does not). */
-export function receivedValue(c: Condition, e: LogEntry): { known: boolean; value?: string } {
-  switch (c.target) {
-    case 'method':
-      return { known: true, value: e.method };
-    case 'path':
-      return { known: true, value: e.path };
-    case 'header': {
-      const v = e.headers[(c.key ?? '').toLowerCase()];
-      return { known: true, value: v };
-    }
-    case 'query': {
-      const v = new URLSearchParams(e.query ?? '').get(c.key ?? '');
-      return { known: true, value: v ?? undefined };
-    }
-    case 'body':
-      return { known: true, value: e.body };
-    case 'body_json': {
-      let v: unknown;
-      try {
-        v = JSON.parse(e.body);
-      } catch {
-        return { known: true, value: undefined };
-      }
-      for (const part of (c.key ?? '').split('.')) {
-        if (v === null || typeof v !== 'object') return { known: true, value: undefined };
-        v = (v as Record<string, unknown>)[part];
-      }
-      if (v === undefined) return { known: true, value: undefined };
-      return { known: true, value: typeof v === 'string' ? v : JSON.stringify(v) };
-    }
-    default:
-      return { known: false };
-  }
-}
-
-export type RuleStatus =
-  | { rule: Rule; status: 'matched' }
-  | { rule: Rule; status: 'failed'; index: number; condition?: Condition; received: { known: boolean; value?: string } }
-  | { rule: Rule; status: 'failed'; index?: undefined; reason?: string }
-  | { rule: Rule; status: 'inactive' }
-  | { rule: Rule; status: 'not_reached' };
-
-/** Every rule of the endpoint in evaluation order, with what it did for this request. */
-export function ruleStatuses(e: LogEntry, rules: Rule[]): RuleStatus[] {
-  const traces = new Map((e.rules ?? []).map((t) => [t.ruleId, t]));
-  const ordered = rules
-    .filter((r) => r.endpointId === e.endpointId)
-    .sort((a, b) => a.priority - b.priority || (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
-  return ordered.map((rule): RuleStatus => {
-    const t = traces.get(rule.id);
-    if (t?.matched) return { rule, status: 'matched' };
-    if (t && t.failedCondition !== undefined) {
-      const condition = rule.conditions[t.failedCondition];
-      return {
-        rule,
-        status: 'failed',
-        index: t.failedCondition,
-        condition,
-        received: condition ? receivedValue(condition, e) : { known: false },
-      };
-    }
-    if (t) return { rule, status: 'failed', reason: t.reason };
-    if (!rule.active) return { rule, status: 'inactive' };
-    // active, not in the trace: an earlier rule answered first (or the rule is newer than the request)
-    return { rule, status: 'not_reached' };
-  });
-}
+export { type RuleStatus, receivedValue, ruleStatuses } from '../../../src/domain/explain';
 
 const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 /** Headers a replay or a copied command leaves out: the client sets them, or they name this hop. */
