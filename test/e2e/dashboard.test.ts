@@ -689,7 +689,7 @@ describe('dashboard', () => {
       },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
-    const names = ((await listed.json()).result.tools as { name: string }[]).map((t) => t.name);
+    const names = ((await listed.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
     expect(names).toContain('explain_request');
     expect(names).not.toContain('create_project'); // a read key
     await shot(page, 'agents.png');
