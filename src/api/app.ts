@@ -24,6 +24,7 @@ import { importRoutes } from './import-routes.js';
 import { interopRoutes } from './interop-routes.js';
 import { logRoutes } from './log-routes.js';
 import { mcpRoutes } from './mcp-routes.js';
+import { presetRoutes } from './preset-routes.js';
 import { projectRoutes } from './project-routes.js';
 import { ruleRoutes } from './rule-routes.js';
 
@@ -187,6 +188,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
   importRoutes(app, opts);
   collectionRoutes(app, opts);
   mcpRoutes(app, opts);
+  presetRoutes(app, opts);
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
   app.get('/api/docs', { schema: { hide: true }, config: { access: 'public' } }, async (_req, reply) => {

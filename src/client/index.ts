@@ -80,6 +80,7 @@ export class Mockyard {
   readonly storage;
   readonly collections;
   readonly imports;
+  readonly presets;
   private readonly t: Transport;
 
   constructor(readonly options: MockyardOptions) {
@@ -95,6 +96,7 @@ export class Mockyard {
     this.storage = r.storage;
     this.collections = r.collections;
     this.imports = r.imports;
+    this.presets = r.presets;
   }
 
   /** The same client with another token (e.g. after `auth.register`). */

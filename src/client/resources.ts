@@ -152,6 +152,10 @@ export interface Collections {
     body: { collection: string; path: string },
   ): Promise<{ created: Endpoint[]; skipped: ImportReport['skipped'] }>;
 }
+export interface Presets {
+  /** the endpoints of an LLM API (`openai` or `anthropic`) answering in its wire format (docs/streams.md) */
+  create(projectId: string, body: { preset: 'openai' | 'anthropic' }): Promise<{ created: Endpoint[] }>;
+}
 export interface Imports {
   /** any supported format, detected */
   any(projectId: string, doc: unknown, query?: OnConflict): Promise<ImportReport>;
@@ -238,7 +242,8 @@ export function resources(t: Transport) {
     postman: r('POST', `${P}/import/postman`, true),
     har: r('POST', `${P}/import/har`, true),
   };
-  return { auth, keys, admin, projects, endpoints, rules, requests, storage, collections, imports };
+  const presets: Presets = { create: r('POST', `${P}/presets`, true) };
+  return { auth, keys, admin, projects, endpoints, rules, requests, storage, collections, imports, presets };
 }
 
 /** GET on a Server-Sent Events route: entries to a callback until closed. */

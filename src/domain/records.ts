@@ -17,6 +17,7 @@ import {
   SEQUENCE_MODES,
   STORAGE_SCOPES,
 } from './constants.js';
+import { StepStreamFields } from './streams.js';
 
 export const strEnum = <T extends readonly string[]>(values: T, description?: string) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
@@ -87,6 +88,7 @@ export const StepRecord = Type.Object({
   count: Type.Integer(),
   /** instead of an answer, fail the connection in this way (after the delay) */
   fault: Type.Optional(strEnum(FAULTS)),
+  ...StepStreamFields,
 });
 
 export const ResponseRecord = Type.Object({ mode: strEnum(SEQUENCE_MODES), steps: Type.Array(StepRecord) });

@@ -4,6 +4,7 @@
  * turns them into the OpenAPI document. Rules that JSON Schema cannot say (trimmed lengths, regex
  * validity, keys a target needs) live in validate.ts.
  */
+
 import { type Static, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 import {
   ACTION_TIMEOUT,
@@ -18,6 +19,7 @@ import {
   STORAGE_SCOPES,
 } from './constants.js';
 import { DataBindingRecord, ProjectRecord, strEnum, UserRecord } from './records.js';
+import { StepStreamFields } from './streams.js';
 
 export { LIMITS };
 
@@ -172,6 +174,7 @@ export const StepSchema = Type.Object(
     delayMaxMs: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs })),
     count: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.maxCount })),
     fault: Type.Optional(strEnum(FAULTS, 'fail the connection this way instead of answering')),
+    ...StepStreamFields,
   },
   { additionalProperties: false },
 );

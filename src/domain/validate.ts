@@ -204,7 +204,19 @@ function step(raw: Json): Step {
     count: (raw.count as number | undefined) ?? 1,
   };
   if (raw.fault !== undefined) s.fault = raw.fault as Step['fault'];
+  for (const k of ['events', 'repeat', 'keepOpen', 'chunks', 'llm'] as const)
+    if (raw[k] !== undefined) (s as Record<string, unknown>)[k] = raw[k];
   return s;
+}
+
+/** A step streams one way at most. */
+function checkStream(st: Step, at: string, p: Problems): void {
+  const ways = (['events', 'chunks', 'llm'] as const).filter((k) => st[k] !== undefined);
+  if (ways.length > 1) p.add(at, `a step streams one way: ${ways.join(' and ')} are given`);
+  if ((st.repeat !== undefined || st.keepOpen !== undefined) && st.events === undefined)
+    p.add(at, 'repeat and keepOpen apply to events');
+  if (st.chunks && st.chunks.size === undefined && st.chunks.count === undefined)
+    p.add(`${at}/chunks`, 'chunks needs a size or a count');
 }
 
 function response(raw: Json | null, p: Problems): RuleResponse | null {
@@ -212,6 +224,7 @@ function response(raw: Json | null, p: Problems): RuleResponse | null {
   const steps = (raw.steps as Json[]).map((s, i) => {
     const st = step(s);
     checkHeaders(st.headers, `/response/steps/${i}/headers`, p);
+    checkStream(st, `/response/steps/${i}`, p);
     return st;
   });
   return { mode: ((raw.mode as SequenceMode | undefined) ?? 'loop') as SequenceMode, steps };

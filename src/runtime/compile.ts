@@ -10,6 +10,7 @@ import { type PreparedHead, prepareHead } from './prepared-head.js';
 import { answerHeaders, type OutHeaders, sendableHeaderValue } from './respond.js';
 import { Router } from './router.js';
 import { compileSequence, type Sequence } from './sequence.js';
+import { type CompiledStream, compileStream } from './stream.js';
 import {
   compileTemplate,
   countedCollections,
@@ -33,6 +34,8 @@ export interface CompiledStep {
   /** its place in the rule's steps (0-based) and their number, for the request log */
   readonly index: number;
   readonly of: number;
+  /** what the step streams instead of one body (src/runtime/stream.ts); null for one body */
+  readonly stream: CompiledStream | null;
   /** the whole answer, prebuilt, when nothing in it is templated */
   readonly fixed: {
     readonly body: string;
@@ -213,9 +216,15 @@ function compileStep(s: Step, index: number, of: number, sources: string[], endp
   }
   sources.push(s.body);
   const body = compileTemplate(s.body);
+  const stream = compileStream(s, sources);
   let fixed: CompiledStep['fixed'] = null;
   const constant = (t: Template) => t.constant !== undefined;
-  if (body.constant !== undefined && headers.every(([, t]) => constant(t)) && (!contentType || constant(contentType))) {
+  if (
+    stream === null &&
+    body.constant !== undefined &&
+    headers.every(([, t]) => constant(t)) &&
+    (!contentType || constant(contentType))
+  ) {
     const text = body.constant;
     const own = contentType?.constant;
     const length = Buffer.byteLength(text);
@@ -236,6 +245,7 @@ function compileStep(s: Step, index: number, of: number, sources: string[], endp
     fault: s.fault ?? null,
     index,
     of,
+    stream,
     fixed,
   };
 }

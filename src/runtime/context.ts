@@ -192,6 +192,7 @@ export class MockContext implements EvalContext {
   private jsonCache: { ok: true; value: unknown } | { ok: false } | null = null;
   readonly renderLimit: number;
   regexMs = 0;
+  stream: { index: number; round: number } | undefined = undefined;
 
   constructor(req: MockRequestView, seed: string | null, rng: () => number = Math.random, renderLimit = RENDER_LIMIT) {
     this.req = req;

@@ -12,6 +12,7 @@ import { AppError, errorBody } from '../domain/errors.js';
 import type { CompiledEndpoint, CompiledStep } from './compile.js';
 import type { MockContext } from './context.js';
 import { type PreparedHead, prepareHead, sendPrepared } from './prepared-head.js';
+import { streamStep } from './stream-step.js';
 import type { CapExceeded } from './template.js';
 
 export const CORS = 'access-control-allow-origin';
@@ -212,6 +213,7 @@ export function writeStep(
   rng: () => number,
   note: AnswerNote,
 ): number | Promise<number> {
+  if (step.stream !== null) return streamStep(res, ep, step, step.stream, ctx, rng, note);
   // render before waiting, so the answer reflects the request as it was evaluated
   let body: string;
   let headers: Readonly<OutHeaders>;

@@ -106,6 +106,10 @@ function compilePath(segs: readonly string[]): Compiled {
     const name = segs[1];
     return getter((ctx) => ctx.collectionCounts?.get(name)?.toString());
   }
+  if (root === 'stream' && segs.length === 2 && (second === 'index' || second === 'round')) {
+    // the event being written and the repetition of a step's `events` (src/runtime/stream.ts)
+    return getter((ctx) => ctx.stream?.[second].toString());
+  }
   if (root === 'project' && segs.length >= 2) {
     const name = segs.slice(1).join('.');
     return getter((ctx) => ctx.projectStorage.get(name));

@@ -63,4 +63,6 @@ export interface EvalContext {
   readonly renderLimit?: number;
   /** ms this request has spent matching regular expressions (src/runtime/conditions.ts) */
   regexMs?: number;
+  /** while a step's events are written: the event's number (from 0) and the repetition */
+  stream?: { index: number; round: number };
 }

@@ -24,7 +24,9 @@ describe('mockyard/client', () => {
     const doc = (await s.client.api('GET', '/api/openapi.json')).json as {
       paths: Record<string, Record<string, unknown>>;
     };
+    // /mcp is the Model Context Protocol's transport, for MCP clients (docs/agents.md), not a resource
     const served = Object.entries(doc.paths)
+      .filter(([p]) => p !== '/mcp')
       .flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`))
       .sort();
     const client = [...new Set(routesOf(my))].sort();

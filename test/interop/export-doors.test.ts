@@ -88,6 +88,59 @@ const RICH: Json = {
           actions: [],
         },
         { name: 'actions only', priority: 3, active: true, conditions: [], response: null, actions: [] },
+        {
+          name: 'streams',
+          priority: 4,
+          active: true,
+          conditions: [{ target: 'query', key: 'stream', operator: 'exists' }],
+          response: {
+            mode: 'loop',
+            steps: [
+              {
+                statusCode: 200,
+                body: '',
+                headers: {},
+                delayMs: 0,
+                delayMaxMs: 0,
+                count: 1,
+                events: [
+                  { event: 'tick', data: '{{stream.index}}', delayMs: 5 },
+                  { data: { done: true }, fault: 'stall' },
+                ],
+                repeat: 2,
+                keepOpen: true,
+              },
+              {
+                statusCode: 200,
+                body: 'abc',
+                headers: {},
+                delayMs: 0,
+                delayMaxMs: 0,
+                count: 1,
+                chunks: { size: 1, intervalMs: 1 },
+              },
+              {
+                statusCode: 200,
+                body: '',
+                headers: {},
+                delayMs: 0,
+                delayMaxMs: 0,
+                count: 1,
+                llm: {
+                  provider: 'anthropic.messages',
+                  text: 'hi {{request.query.stream}}',
+                  toolCalls: [{ name: 'f', arguments: { a: 1 } }],
+                  model: 'm',
+                  chunkChars: 3,
+                  delayMs: 0,
+                  finishReason: 'end_turn',
+                  usage: { input: 1, output: 2 },
+                },
+              },
+            ],
+          },
+          actions: [],
+        },
       ],
     },
     {
@@ -154,6 +207,7 @@ describe('an export with every rule feature, through every door', () => {
       'every target',
       'random loop',
       'actions only',
+      'streams',
     ]);
   });
   afterAll(async () => {

@@ -203,6 +203,9 @@ export const api = {
       `/api/projects/${enc(pid)}/resources`,
       { collection, path },
     ),
+  /** The endpoints of an LLM API answering in its wire format (docs/streams.md). */
+  createPreset: (pid: string, preset: 'openai' | 'anthropic') =>
+    request<{ created: Endpoint[] }>('POST', `/api/projects/${enc(pid)}/presets`, { preset }),
   /** The project's storage (store_variable with scope project), of the shared state or one session. */
   projectStorage: (pid: string, session = '', signal?: AbortSignal) =>
     request<Record<string, unknown>>('GET', `/api/projects/${enc(pid)}/storage${sq(session)}`, undefined, signal),

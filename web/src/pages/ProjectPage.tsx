@@ -73,6 +73,26 @@ export function ProjectPage({ projectId }: { projectId: string }) {
             <button type="button" className="btn" onClick={() => setImporting(true)}>
               Import mocks
             </button>
+            <select
+              className="btn"
+              aria-label="Add an LLM API mock"
+              value=""
+              onChange={(ev) => {
+                const preset = ev.target.value as 'openai' | 'anthropic' | '';
+                if (!preset) return;
+                void api
+                  .createPreset(projectId, preset)
+                  .then((r) => {
+                    toast(`Created ${r.created.map((e) => `${e.method} ${e.path}`).join(', ')}`);
+                    endpoints.reload();
+                  })
+                  .catch((err) => toast(`Could not add the ${preset} mock: ${errorMessage(err)}`));
+              }}
+            >
+              <option value="">Add an LLM API mock…</option>
+              <option value="openai">OpenAI (chat completions, responses, models)</option>
+              <option value="anthropic">Anthropic (messages)</option>
+            </select>
             {!creating && (
               <button
                 type="button"

@@ -140,6 +140,9 @@ export function RuleCard({
                   <StatusBadge code={s.statusCode} />
                   {s.count > 1 && <span className="muted">×{s.count}</span>}
                   {s.fault && <span className="fault">{FAULT_LABELS[s.fault]}</span>}
+                  {s.events && <span className="tag">SSE · {s.events.length * (s.repeat ?? 1)} events</span>}
+                  {s.llm && <span className="tag">LLM · {s.llm.provider}</span>}
+                  {s.chunks && <span className="tag">chunked</span>}
                   {(s.delayMs > 0 || s.delayMaxMs > 0) && (
                     <span className="muted small">
                       {s.delayMaxMs > s.delayMs ? `${s.delayMs}–${s.delayMaxMs}` : s.delayMs} ms

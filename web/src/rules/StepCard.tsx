@@ -108,6 +108,14 @@ export function StepCard({
         json={isJsonType(ct)}
         errors={errs(`${p}/body`)}
       />
+      <JsonEditor
+        label="Stream (JSON: events, chunks or llm — docs/streams.md)"
+        rows={s.stream ? 6 : 2}
+        value={s.stream}
+        onChange={(stream) => set({ stream })}
+        json
+        errors={errs(`${p}/stream`)}
+      />
       <FieldError messages={errs(p)} />
     </fieldset>
   );

@@ -159,3 +159,51 @@ describe('rule drafts', () => {
     expect(describeCondition({ target: 'random', operator: 'less_than', value: '25' })).toBe('random < 25 %');
   });
 });
+
+describe('stream fields in the form', () => {
+  it('a step’s events, chunks or llm survive the round trip; bad JSON is named at its field', () => {
+    const streaming: Rule = {
+      ...rule,
+      response: {
+        mode: 'loop',
+        steps: [
+          {
+            statusCode: 200,
+            body: '',
+            headers: {},
+            delayMs: 0,
+            delayMaxMs: 0,
+            count: 1,
+            events: [{ data: 'tick {{stream.index}}', delayMs: 100 }],
+            repeat: 3,
+            keepOpen: true,
+          },
+          {
+            statusCode: 200,
+            body: '',
+            headers: {},
+            delayMs: 0,
+            delayMaxMs: 0,
+            count: 1,
+            llm: { provider: 'openai.chat' },
+          },
+        ],
+      },
+    };
+    const d = toDraft(streaming);
+    expect(JSON.parse(d.steps[0].stream)).toEqual({
+      events: [{ data: 'tick {{stream.index}}', delayMs: 100 }],
+      repeat: 3,
+      keepOpen: true,
+    });
+    const back = fromDraft(d);
+    expect(back.response?.steps[0]).toMatchObject({
+      events: [{ data: 'tick {{stream.index}}', delayMs: 100 }],
+      repeat: 3,
+      keepOpen: true,
+    });
+    expect(back.response?.steps[1]).toMatchObject({ llm: { provider: 'openai.chat' } });
+    d.steps[1].stream = '{"llm": ';
+    expect(validateDraft(d).get('/response/steps/1/stream')).toBeDefined();
+  });
+});

@@ -40,6 +40,28 @@ export interface StepDraft {
   delayMaxMs: string;
   count: string;
   fault: '' | Fault;
+  /** what the step streams instead of one body, as JSON: {events, repeat, keepOpen} | {chunks} | {llm} ('' for none) */
+  stream: string;
+}
+
+/** The stream fields of a step (docs/streams.md). */
+const STREAM_KEYS = ['events', 'repeat', 'keepOpen', 'chunks', 'llm'] as const;
+
+/** A step's stream fields as the editor's JSON text, '' when it answers one body. */
+export function streamJson(s: Partial<Step>): string {
+  const picked = Object.fromEntries(STREAM_KEYS.filter((k) => s[k] !== undefined).map((k) => [k, s[k]]));
+  return Object.keys(picked).length === 0 ? '' : JSON.stringify(picked, null, 2);
+}
+
+/** The editor's stream JSON as step fields, or null when it is not a JSON object. */
+export function parseStream(text: string): Partial<Step> | null {
+  if (text.trim() === '') return {};
+  try {
+    const v = JSON.parse(text);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Partial<Step>) : null;
+  } catch {
+    return null;
+  }
 }
 
 export interface ActionDraft {
@@ -90,6 +112,7 @@ export const newStep = (statusCode = '200'): StepDraft => ({
   delayMaxMs: '0',
   count: '1',
   fault: '',
+  stream: '',
 });
 
 export const newAction = (type: ActionType = 'set_variable'): ActionDraft => ({
@@ -144,6 +167,7 @@ export function toDraft(rule: Rule): RuleDraft {
       delayMaxMs: String(s.delayMaxMs ?? 0),
       count: String(s.count ?? 1),
       fault: s.fault ?? '',
+      stream: streamJson(s),
     })) ?? [newStep()],
     actions: rule.actions.map((a) => {
       const base = newAction(a.type);
@@ -190,6 +214,7 @@ export function fromDraft(d: RuleDraft): RuleInput {
       count: int(s.count),
     };
     if (s.fault) step.fault = s.fault;
+    Object.assign(step, parseStream(s.stream) ?? {});
     return step;
   });
   const actions: Action[] = d.actions.map((a) => {
@@ -270,6 +295,8 @@ export function validateDraft(d: RuleDraft): Map<string, string[]> {
       if (!isInt(s.statusCode) || int(s.statusCode) < 100 || int(s.statusCode) > 599)
         add(`${p}/statusCode`, '100–599.');
       if (!isInt(s.count) || int(s.count) < 1) add(`${p}/count`, 'At least 1.');
+      if (parseStream(s.stream) === null)
+        add(`${p}/stream`, 'A JSON object: {"events": […]}, {"chunks": {…}} or {"llm": {…}} (docs/streams.md).');
       if (!isInt(s.delayMs) || int(s.delayMs) < 0) add(`${p}/delayMs`, '0 or more ms.');
       if (!isInt(s.delayMaxMs) || int(s.delayMaxMs) < 0) add(`${p}/delayMaxMs`, '0 or more ms.');
       else if (int(s.delayMaxMs) > 0 && int(s.delayMaxMs) < int(s.delayMs))
@@ -307,7 +334,7 @@ export function draftAnchors(d: RuleDraft): string[] {
   });
   d.steps.forEach((_, i) => {
     a.push(`/response/steps/${i}`);
-    for (const f of ['statusCode', 'body', 'headers', 'delayMs', 'delayMaxMs', 'count', 'fault'])
+    for (const f of ['statusCode', 'body', 'headers', 'delayMs', 'delayMaxMs', 'count', 'fault', 'stream'])
       a.push(`/response/steps/${i}/${f}`);
   });
   d.actions.forEach((_, i) => {

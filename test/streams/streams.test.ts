@@ -1,0 +1,334 @@
+/**
+ * Streamed answers (docs/streams.md): Server-Sent Events read with an SSE parser (framing, delays,
+ * templating, repeat, keep-open, faults), chunked bodies, and LLM answers read by the official
+ * `openai` and `@anthropic-ai/sdk` clients — streaming and not, text and tool calls — from the
+ * presets and from rules.
+ */
+import http from 'node:http';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+interface Arrival {
+  at: number;
+  event?: string;
+  id?: string;
+  data?: string;
+  retry?: string;
+}
+
+/** Reads an SSE answer: every event with the time it arrived (ms from the request), and whether it ended. */
+function readSse(url: string, init: { method?: string; body?: string; stopAfter?: number; waitMs?: number } = {}) {
+  return new Promise<{
+    status: number;
+    headers: http.IncomingHttpHeaders;
+    events: Arrival[];
+    ended: boolean;
+    error?: string;
+  }>((resolve) => {
+    const started = performance.now();
+    const events: Arrival[] = [];
+    const req = http.request(
+      url,
+      { method: init.method ?? 'GET', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let buf = '';
+        let ended = false;
+        const done = (error?: string) => {
+          clearTimeout(timer);
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, events, ended, error });
+        };
+        const timer = setTimeout(() => done(), init.waitMs ?? 5000);
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buf += chunk;
+          for (let i = buf.indexOf('\n\n'); i !== -1; i = buf.indexOf('\n\n')) {
+            const block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            const e: Arrival = { at: performance.now() - started };
+            const data: string[] = [];
+            for (const line of block.split('\n')) {
+              if (line.startsWith(':')) continue;
+              const c = line.indexOf(':');
+              const field = c === -1 ? line : line.slice(0, c);
+              const value = c === -1 ? '' : line.slice(c + 1).replace(/^ /, '');
+              if (field === 'data') data.push(value);
+              else if (field === 'event' || field === 'id' || field === 'retry') e[field] = value;
+            }
+            if (data.length > 0) e.data = data.join('\n');
+            if (data.length > 0 || e.event) events.push(e);
+            if (init.stopAfter !== undefined && events.length >= init.stopAfter) done();
+          }
+        });
+        res.on('end', () => {
+          ended = true;
+          done();
+        });
+        res.on('error', (err) => done(err.message));
+      },
+    );
+    req.on('error', (err) => resolve({ status: 0, headers: {}, events, ended: false, error: err.message }));
+    req.end(init.body);
+  });
+}
+
+describe('streams', () => {
+  let s: TestServer;
+  let token: string;
+  let pid: string;
+  beforeAll(async () => {
+    s = await startTestServer('sqlite');
+    const u = await s.client.user();
+    token = u.token;
+    await s.client.api('PATCH', `/api/admin/users/${u.id}`, { plan: 'business' }, 'test-admin-token-0123456789');
+    pid = (await s.client.project(token, 'streams')).id;
+  });
+  afterAll(() => s.close());
+
+  async function endpointWithStep(method: string, path: string, step: Record<string, unknown>) {
+    const e = await s.client.endpoint(token, pid, { method, path });
+    await s.client.rule(token, pid, e.id, { response: { steps: [{ statusCode: 200, ...step }] } });
+    return `${s.client.base}/m/${pid}${path}`;
+  }
+
+  it('events: SSE framing, delays, templates with stream.index and stream.round, repeat', async () => {
+    const url = await endpointWithStep('GET', '/feed', {
+      events: [
+        { event: 'tick', id: 'first', data: 'n={{stream.index}} r={{stream.round}} q={{request.query.q}}' },
+        { data: 'two\nlines', delayMs: 150, retry: 3000 },
+        { data: { a: [1, 2], b: 'x' }, comment: 'an object is JSON' },
+      ],
+      repeat: 2,
+    });
+    const r = await readSse(`${url}?q=hi`);
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(r.headers['cache-control']).toBe('no-cache');
+    expect(r.ended).toBe(true);
+    expect(r.events.map((e) => e.data)).toEqual([
+      'n=0 r=0 q=hi',
+      'two\nlines',
+      '{"a":[1,2],"b":"x"}',
+      'n=3 r=1 q=hi',
+      'two\nlines',
+      '{"a":[1,2],"b":"x"}',
+    ]);
+    expect(r.events[0]).toMatchObject({ event: 'tick', id: 'first' });
+    expect(r.events[3]).toMatchObject({ event: 'tick', id: 'first' });
+    expect(r.events[1].retry).toBe('3000');
+    // the second event waits 150 ms after the first (a lower bound: it cannot arrive early)
+    expect(r.events[1].at - r.events[0].at).toBeGreaterThanOrEqual(140);
+    expect(r.events[4].at - r.events[3].at).toBeGreaterThanOrEqual(140);
+  });
+
+  it('events: keepOpen keeps the stream after the last event; a fault resets it there; POST streams too', async () => {
+    const open = await endpointWithStep('GET', '/open', { events: [{ data: 'hello' }], keepOpen: true });
+    const kept = await readSse(open, { waitMs: 400 });
+    expect(kept.events.map((e) => e.data)).toEqual(['hello']);
+    expect(kept.ended).toBe(false);
+    const reset = await endpointWithStep('POST', '/reset', {
+      events: [{ data: 'one' }, { data: 'two', delayMs: 20 }, { fault: 'connection_reset' }, { data: 'never' }],
+    });
+    const cut = await readSse(reset, { method: 'POST', body: '{}' });
+    expect(cut.events.map((e) => e.data)).toEqual(['one', 'two']);
+    expect(cut.ended && cut.error === undefined).toBe(false);
+  });
+
+  it('chunks: the body in pieces, one every intervalMs', async () => {
+    const url = await endpointWithStep('GET', '/slow', {
+      body: 'abcdefghij',
+      headers: { 'content-type': 'text/plain' },
+      chunks: { size: 4, intervalMs: 100 },
+    });
+    const arrivals: { at: number; text: string }[] = [];
+    const started = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      http
+        .get(url, (res) => {
+          expect(res.headers['transfer-encoding']).toBe('chunked');
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => arrivals.push({ at: performance.now() - started, text: c }));
+          res.on('end', () => resolve());
+        })
+        .on('error', reject);
+    });
+    expect(arrivals.map((a) => a.text).join('')).toBe('abcdefghij');
+    expect(arrivals.length).toBe(3);
+    expect(arrivals[2].at - arrivals[0].at).toBeGreaterThanOrEqual(190);
+  });
+
+  it('a step streams one way at most', async () => {
+    const e = await s.client.endpoint(token, pid, { method: 'GET', path: '/two-ways' });
+    const r = await s.client.api(
+      'POST',
+      `/api/projects/${pid}/endpoints/${e.id}/rules`,
+      {
+        name: 'x',
+        response: { steps: [{ statusCode: 200, events: [{ data: 'a' }], chunks: { size: 1, intervalMs: 1 } }] },
+      },
+      token,
+    );
+    expect(r.status).toBe(400);
+    expect(r.json.error.details[0].path).toBe('/response/steps/0');
+  });
+
+  describe('LLM APIs with the official clients', () => {
+    let openai: OpenAI;
+    let anthropic: Anthropic;
+    beforeAll(async () => {
+      const p = (await s.client.project(token, 'llm')).id;
+      const o = await s.client.api('POST', `/api/projects/${p}/presets`, { preset: 'openai' }, token);
+      expect(o.status).toBe(201);
+      expect(o.json.created.map((e: { method: string; path: string }) => `${e.method} ${e.path}`)).toEqual([
+        'POST /v1/chat/completions',
+        'POST /v1/responses',
+        'GET /v1/models',
+      ]);
+      const a = await s.client.api('POST', `/api/projects/${p}/presets`, { preset: 'anthropic' }, token);
+      expect(a.status).toBe(201);
+      openai = new OpenAI({ apiKey: 'sk-test', baseURL: `${s.client.base}/m/${p}/v1`, maxRetries: 0 });
+      anthropic = new Anthropic({ apiKey: 'sk-ant-test', baseURL: `${s.client.base}/m/${p}`, maxRetries: 0 });
+      // a tool-calling rule on each, for requests that offer tools
+      const endpoints = (await s.client.api('GET', `/api/projects/${p}/endpoints`, undefined, token)).json as {
+        id: string;
+        path: string;
+      }[];
+      for (const e of endpoints.filter((x) => x.path !== '/v1/models')) {
+        const provider =
+          e.path === '/v1/messages'
+            ? 'anthropic.messages'
+            : e.path === '/v1/responses'
+              ? 'openai.responses'
+              : 'openai.chat';
+        await s.client.rule(token, p, e.id, {
+          name: 'tools',
+          priority: -1,
+          conditions: [{ target: 'body_json', key: 'tools', operator: 'exists' }],
+          response: {
+            steps: [
+              {
+                statusCode: 200,
+                llm: {
+                  provider,
+                  toolCalls: [{ name: 'get_weather', arguments: '{"city":"{{request.headers.x-city}}"}' }],
+                  chunkChars: 5,
+                  delayMs: 1,
+                },
+              },
+            ],
+          },
+        });
+      }
+    });
+    const tool = {
+      type: 'function' as const,
+      function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+    };
+
+    it('OpenAI chat completions: echo, streamed and not, and a tool call', async () => {
+      const one = await openai.chat.completions.create({
+        model: 'gpt-x',
+        messages: [{ role: 'user', content: 'Hello there' }],
+      });
+      expect(one.choices[0].message.content).toBe('Hello there');
+      expect(one.model).toBe('gpt-x');
+      expect(one.usage?.total_tokens).toBeGreaterThan(0);
+      const stream = await openai.chat.completions.create({
+        model: 'gpt-x',
+        messages: [{ role: 'user', content: 'A longer message, streamed in pieces' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let text = '';
+      let chunks = 0;
+      for await (const c of stream) {
+        chunks++;
+        text += c.choices[0]?.delta?.content ?? '';
+      }
+      expect(text).toBe('A longer message, streamed in pieces');
+      expect(chunks).toBeGreaterThan(3);
+      const withTool = await openai.chat.completions.create(
+        { model: 'gpt-x', messages: [{ role: 'user', content: 'weather?' }], tools: [tool] },
+        { headers: { 'x-city': 'Oslo' } },
+      );
+      expect(withTool.choices[0].finish_reason).toBe('tool_calls');
+      expect(withTool.choices[0].message.tool_calls?.[0]).toMatchObject({
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"Oslo"}' },
+      });
+      const runner = openai.chat.completions.stream(
+        { model: 'gpt-x', messages: [{ role: 'user', content: 'weather?' }], tools: [tool] },
+        { headers: { 'x-city': 'Rome' } },
+      );
+      const final = await runner.finalChatCompletion();
+      expect(final.choices[0].message.tool_calls?.[0]).toMatchObject({ function: { arguments: '{"city":"Rome"}' } });
+      const models = await openai.models.list();
+      expect(models.data[0].id).toBe('mockyard-model');
+    });
+
+    it('OpenAI responses: echo, streamed and not, and a function call', async () => {
+      const one = await openai.responses.create({ model: 'gpt-x', input: 'Say hi' });
+      expect(one.output_text).toBe('Say hi');
+      const stream = await openai.responses.create({ model: 'gpt-x', input: 'Streamed answer here', stream: true });
+      let text = '';
+      let completed = false;
+      for await (const e of stream) {
+        if (e.type === 'response.output_text.delta') text += e.delta;
+        if (e.type === 'response.completed') completed = true;
+      }
+      expect(text).toBe('Streamed answer here');
+      expect(completed).toBe(true);
+      const call = await openai.responses.create(
+        {
+          model: 'gpt-x',
+          input: 'weather?',
+          tools: [{ type: 'function', name: 'get_weather', parameters: {}, strict: false }],
+        },
+        { headers: { 'x-city': 'Lima' } },
+      );
+      expect(call.output[0]).toMatchObject({
+        type: 'function_call',
+        name: 'get_weather',
+        arguments: '{"city":"Lima"}',
+      });
+    });
+
+    it('Anthropic messages: echo, streamed and not, and tool use', async () => {
+      const one = await anthropic.messages.create({
+        model: 'claude-x',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Bonjour' }],
+      });
+      expect(one.content[0]).toMatchObject({ type: 'text', text: 'Bonjour' });
+      expect(one.stop_reason).toBe('end_turn');
+      const stream = anthropic.messages.stream({
+        model: 'claude-x',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Streamed from Anthropic' }] }],
+      });
+      let text = '';
+      stream.on('text', (t) => {
+        text += t;
+      });
+      const final = await stream.finalMessage();
+      expect(text).toBe('Streamed from Anthropic');
+      expect(final.content[0]).toMatchObject({ type: 'text', text: 'Streamed from Anthropic' });
+      const tools = [{ name: 'get_weather', input_schema: { type: 'object' as const, properties: {} } }];
+      const used = await anthropic.messages.create(
+        { model: 'claude-x', max_tokens: 100, messages: [{ role: 'user', content: 'weather?' }], tools },
+        { headers: { 'x-city': 'Kyiv' } },
+      );
+      expect(used.stop_reason).toBe('tool_use');
+      expect(used.content[0]).toMatchObject({ type: 'tool_use', name: 'get_weather', input: { city: 'Kyiv' } });
+      const streamedTool = await anthropic.messages
+        .stream(
+          { model: 'claude-x', max_tokens: 100, messages: [{ role: 'user', content: 'weather?' }], tools },
+          { headers: { 'x-city': 'Quito' } },
+        )
+        .finalMessage();
+      expect(streamedTool.content[0]).toMatchObject({ type: 'tool_use', input: { city: 'Quito' } });
+    });
+  });
+});
