@@ -21,6 +21,7 @@ import { Engine, limitEgress } from './runtime/engine.js';
 import { createMockHandler } from './runtime/mock-server.js';
 import { RequestLog } from './runtime/request-log.js';
 import { configureRedaction } from './runtime/request-log-entry.js';
+import { endStreams } from './runtime/stream.js';
 import { ChangeFeed } from './store/change-feed.js';
 import { openStore, type Store } from './store/index.js';
 
@@ -233,6 +234,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
         // stop accepting, let in-flight requests finish (bounded), then flush and close
         const drained = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();
+        endStreams();
         await Promise.race([drained, new Promise((r) => setTimeout(r, 8000))]);
         server.closeAllConnections();
         await app.close().catch(() => {});

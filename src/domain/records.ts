@@ -175,6 +175,8 @@ export const SentAnswerRecord = Type.Object({
   delayMs: Type.Optional(Type.Integer()),
   /** the step's network fault instead of an answer */
   fault: Type.Optional(Type.String()),
+  /** how many events a streamed answer sent (its body holds the first 64 KiB written) */
+  events: Type.Optional(Type.Integer()),
 });
 
 export const RequestLogEntryRecord = Type.Object({

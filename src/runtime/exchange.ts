@@ -54,6 +54,7 @@ export class Exchange implements LogRecord {
   sentShared = false;
   sentStep: AnswerNote['sentStep'] = null;
   sentDelay = 0;
+  sentEvents = 0;
 
   constructor(
     readonly req: IncomingMessage,

@@ -49,6 +49,7 @@ function sentAnswer(p: LogRecord): RequestLogEntry['response'] {
   if (step) {
     out.step = { index: step.index, of: step.of };
     if (p.sentDelay > 0) out.delayMs = p.sentDelay;
+    if ((p.sentEvents ?? 0) > 0) out.events = p.sentEvents;
     if (step.fault) out.fault = step.fault;
   }
   return out;

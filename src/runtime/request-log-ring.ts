@@ -68,6 +68,8 @@ export class Ring {
   private seqs = new Float64Array(0);
   private durations = new Float64Array(0);
   private delays = new Float64Array(0);
+  /** events a streamed answer sent (0: not a stream) */
+  private eventCounts = new Float64Array(0);
   private statuses = new Int32Array(0);
   /** bit 1 proxied, bit 4 the text is in `big` */
   private flags = new Uint8Array(0);
@@ -129,6 +131,7 @@ export class Ring {
     this.statuses[i] = p.statusCode;
     this.durations[i] = p.durationMs;
     this.delays[i] = p.sentDelay;
+    this.eventCounts[i] = p.sentEvents ?? 0;
     this.steps[i] = p.sentStep;
     this.sessions[i] = p.session ?? '';
     this.errors[i] = p.error ?? '';
@@ -197,6 +200,7 @@ export class Ring {
       sentShared: false,
       sentStep: this.steps[i],
       sentDelay: this.delays[i],
+      sentEvents: this.eventCounts[i],
     });
   }
 
@@ -225,6 +229,7 @@ export class Ring {
     this.seqs = typed(this.seqs, (m) => new Float64Array(m));
     this.durations = typed(this.durations, (m) => new Float64Array(m));
     this.delays = typed(this.delays, (m) => new Float64Array(m));
+    this.eventCounts = typed(this.eventCounts, (m) => new Float64Array(m));
     this.statuses = typed(this.statuses, (m) => new Int32Array(m));
     this.flags = typed(this.flags, (m) => new Uint8Array(m));
     this.strings = typed(this.strings, (m) => new Int32Array(m));

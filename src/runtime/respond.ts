@@ -37,6 +37,8 @@ export interface AnswerNote {
   sentShared: boolean;
   sentStep: CompiledStep | null;
   sentDelay: number;
+  /** events a streamed answer sent (src/runtime/stream-step.ts) */
+  sentEvents?: number;
 }
 
 export const jsonError = (code: ConstructorParameters<typeof AppError>[0], message?: string) =>

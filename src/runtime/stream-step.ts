@@ -74,6 +74,7 @@ export async function streamStep(
     }
   } finally {
     note.sentBody = w.note.sent;
+    note.sentEvents = w.note.events;
   }
   return status;
 }

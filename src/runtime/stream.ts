@@ -85,6 +85,14 @@ export interface StreamNote {
 
 const SENT_KEEP = 64 * 1024;
 
+/** The streams being written in this process (ended at shutdown: endStreams). */
+const OPEN = new Set<StreamWriter>();
+
+/** Ends every open stream (process shutdown): kept-open and long streams do not hold it back. */
+export function endStreams(): void {
+  for (const w of OPEN) w.end(true);
+}
+
 /** A writer that waits: resolves false when the client is gone. */
 export class StreamWriter {
   readonly note: StreamNote = { events: 0, sent: '', startedAt: Date.now() };
@@ -93,7 +101,9 @@ export class StreamWriter {
   private wake: (() => void) | null = null;
 
   constructor(private readonly res: ServerResponse) {
+    OPEN.add(this);
     const gone = () => {
+      OPEN.delete(this);
       this.closed = true;
       for (const t of this.timers) clearTimeout(t);
       this.timers.clear();
@@ -103,7 +113,7 @@ export class StreamWriter {
   }
 
   get open(): boolean {
-    return !this.closed && !this.res.destroyed;
+    return !this.closed && !this.res.destroyed && !this.res.writableEnded;
   }
 
   head(status: number, headers: OutHeaders): void {
@@ -147,8 +157,11 @@ export class StreamWriter {
     });
   }
 
-  end(): void {
-    if (this.open) this.res.end();
+  /** Ends the answer; `closing`: and the connection too (shutdown: it would otherwise idle on). */
+  end(closing = false): void {
+    if (!this.open) return;
+    const sock = this.res.socket;
+    this.res.end(closing ? () => sock?.end() : undefined);
   }
 
   /** Ends the stream with a fault: a reset connection, or a stall (nothing more is written, the socket stays open). */
@@ -156,7 +169,7 @@ export class StreamWriter {
     const sock = this.res.socket;
     if (kind === 'connection_reset') {
       // what was written reaches the client first: a reset discards what the peer has not read yet
-      if (sock && sock.writableLength > 0) await new Promise((r) => sock.once('drain', r));
+      for (let i = 0; i < 100 && sock && sock.writableLength > 0; i++) if (!(await this.sleep(10))) return;
       if (!(await this.sleep(50))) return;
       if (sock && typeof sock.resetAndDestroy === 'function') sock.resetAndDestroy();
       else sock?.destroy();

@@ -121,6 +121,48 @@ describe('streams', () => {
     // the second event waits 150 ms after the first (a lower bound: it cannot arrive early)
     expect(r.events[1].at - r.events[0].at).toBeGreaterThanOrEqual(140);
     expect(r.events[4].at - r.events[3].at).toBeGreaterThanOrEqual(140);
+    // the log entry says how many events went out, and holds what was written
+    let entry: { response?: { events?: number; body: string } } | undefined;
+    for (let i = 0; i < 100 && !entry?.response?.events; i++) {
+      const list = (await s.client.api('GET', `/api/projects/${pid}/requests`, undefined, token)).json;
+      entry = list.find((e: { path: string }) => e.path === '/feed');
+      if (!entry?.response?.events) await new Promise((res) => setTimeout(res, 20));
+    }
+    expect(entry?.response?.events).toBe(6);
+    expect(entry?.response?.body).toContain('data: n=3 r=1 q=hi');
+  });
+
+  it('shutdown ends a kept-open stream at once instead of waiting for it', async () => {
+    const own = await startTestServer('sqlite');
+    try {
+      const f = await own.client.fixture({ method: 'GET', path: '/forever' });
+      await own.client.rule(f.token, f.pid, f.eid, {
+        response: { steps: [{ statusCode: 200, events: [{ data: 'hi' }], keepOpen: true }] },
+      });
+      let received = '';
+      const ended = new Promise<boolean>((resolve) => {
+        http
+          .get(`${own.client.base}/m/${f.pid}/forever`, (res) => {
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => {
+              received += c;
+            });
+            res.on('end', () => resolve(true));
+            res.on('error', () => resolve(false));
+          })
+          .on('error', () => resolve(false));
+      });
+      // the stream is open once its first event has arrived
+      for (let i = 0; i < 200 && !received.includes('data: hi'); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(received).toContain('data: hi');
+      const started = performance.now();
+      await own.close();
+      expect(await ended).toBe(true);
+      // the drain waits up to 8 s for requests in flight (and 5 s of keep-alive); a stream is ended, not waited for
+      expect(performance.now() - started).toBeLessThan(3000);
+    } finally {
+      await own.close().catch(() => {});
+    }
   });
 
   it('events: keepOpen keeps the stream after the last event; a fault resets it there; POST streams too', async () => {
