@@ -51,13 +51,23 @@ export interface Config {
   maxRecordBytes: number;
   /** Header names (lower case) the request log keeps as `[redacted]`, besides the credentials. */
   redactHeaders: string[];
+  /** The plan of new accounts (MOCKYARD_DEFAULT_PLAN). */
+  defaultPlan: Plan;
 }
 
-import { type Caps, DEFAULT_CAPS } from './domain/constants.js';
+import { type Caps, DEFAULT_CAPS, PLANS, type Plan } from './domain/constants.js';
 
 export { type Caps, DEFAULT_CAPS };
 
 export class ConfigError extends Error {}
+
+function plan(raw: string | undefined): Plan {
+  if (raw === undefined || raw.trim() === '') return 'free';
+  const p = raw.trim().toLowerCase();
+  if (!(PLANS as readonly string[]).includes(p))
+    throw new ConfigError(`MOCKYARD_DEFAULT_PLAN must be one of ${PLANS.join(', ')}, got "${raw}"`);
+  return p as Plan;
+}
 
 function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
   const raw = env[name];
@@ -123,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxImportBytes: int(env, 'MOCKYARD_MAX_IMPORT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     importTimeoutMs: int(env, 'MOCKYARD_IMPORT_TIMEOUT_MS', 20_000, 100, 600_000),
     maxRecordBytes: int(env, 'MOCKYARD_MAX_RECORD_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    defaultPlan: plan(env.MOCKYARD_DEFAULT_PLAN),
     redactHeaders: (env.MOCKYARD_REDACT_HEADERS ?? '')
       .split(',')
       .map((s) => s.trim().toLowerCase())

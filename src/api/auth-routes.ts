@@ -46,7 +46,7 @@ export function authRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
       await limit(req.ip, req.body.email);
       const email = req.body.email.trim();
       if (!EMAIL.test(email)) throw validationError([{ path: '/email', message: 'email must be an email address' }]);
-      const user = await store.users.create(email, await hashPassword(req.body.password));
+      const user = await store.users.create(email, await hashPassword(req.body.password), config.defaultPlan);
       reply.code(201);
       return { token: await issue(user.id), user };
     },

@@ -1,6 +1,9 @@
 /** The help texts of `mockyard` and of each command. */
 export const DEFAULT_URL = 'http://127.0.0.1:3000';
-export const PLANS = ['free', 'pro', 'business'] as const;
+
+import { PLANS } from '../domain/constants.js';
+
+export { PLANS };
 export const FORMATS = ['openapi', 'wiremock', 'mockoon', 'postman', 'har'] as const;
 
 export const HELP: Record<string, string> = {

@@ -3,11 +3,15 @@
  * the dashboard (web/ imports them from here; nothing is copied).
  */
 
-export const PLANS = ['free', 'pro', 'business'] as const;
+/** `unlimited` is for self-hosted services (MOCKYARD_DEFAULT_PLAN) and `serve --file`. */
+export const PLANS = ['free', 'pro', 'business', 'unlimited'] as const;
 export type Plan = (typeof PLANS)[number];
 
 /** Rules per endpoint for each plan (docs/limits.md). */
-export const RULE_LIMITS: Record<Plan, number> = { free: 3, pro: 15, business: 25 };
+export const RULE_LIMITS: Record<Plan, number> = { free: 3, pro: 15, business: 25, unlimited: 1_000_000 };
+
+/** The smallest plan that allows `rules` rules per endpoint (for "which plan lifts it"). */
+export const planFor = (rules: number): Plan => PLANS.find((p) => RULE_LIMITS[p] >= rules) ?? 'unlimited';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof METHODS)[number];

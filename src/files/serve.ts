@@ -55,11 +55,12 @@ export async function serveFiles(opts: ServeFilesOptions): Promise<ServingFiles>
   let report: SyncReport | null = null;
   const running = await startServer(config, undefined, {
     root: async (store) => {
+      // mocks as code have no plan limits
       const user = await store.users.create(
         'files@mockyard.invalid',
         await hashPassword(randomBytes(18).toString('hex')),
+        'unlimited',
       );
-      await store.users.setPlan(user.id, 'business');
       const p = await store.projects.create(user.id, { name: first.name ?? path.basename(file), fallbackUrl: null });
       owner = user.id;
       project = p.id;

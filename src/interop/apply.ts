@@ -8,6 +8,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { checkSeed } from '../domain/collections.js';
+import { planFor, RULE_LIMITS } from '../domain/constants.js';
 import { AppError, type ErrorDetail } from '../domain/errors.js';
 import type { Endpoint, Project } from '../domain/model.js';
 import { routeKey } from '../domain/paths.js';
@@ -81,7 +82,7 @@ export function check(
       if (rules.length >= rulesPerEndpoint) {
         report.warnings.push({
           pointer: r.pointer,
-          message: `not imported: the plan allows ${rulesPerEndpoint} rules per endpoint (${d.method} ${d.path} has ${d.rules.length})`,
+          message: `not imported: the plan allows ${rulesPerEndpoint} rules per endpoint (${d.method} ${d.path} has ${d.rules.length}); the ${planFor(d.rules.length)} plan allows ${RULE_LIMITS[planFor(d.rules.length)]} (MOCKYARD_DEFAULT_PLAN, or the admin API)`,
         });
         continue;
       }

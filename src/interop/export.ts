@@ -11,6 +11,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { checkSeed } from '../domain/collections.js';
+import { planFor, RULE_LIMITS } from '../domain/constants.js';
 import { AppError, type ErrorDetail, validationError } from '../domain/errors.js';
 import {
   type Action,
@@ -285,7 +286,7 @@ export function checkImport(doc: ExportDocumentInput, nameOverride: string | und
     if (n > limits.rulesPerEndpoint) {
       throw new AppError(
         'plan_limit_exceeded',
-        `Your plan allows ${limits.rulesPerEndpoint} rules per endpoint; /endpoints/${i} (${e.method} ${e.path}) has ${n}`,
+        `Your plan allows ${limits.rulesPerEndpoint} rules per endpoint; /endpoints/${i} (${e.method} ${e.path}) has ${n}; the ${planFor(n)} plan allows ${RULE_LIMITS[planFor(n)]} (MOCKYARD_DEFAULT_PLAN, or the admin API)`,
       );
     }
   });

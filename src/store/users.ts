@@ -10,12 +10,12 @@ import { toUser, type UserWithHash } from './rows.js';
 export class Users {
   constructor(private readonly core: StoreCore) {}
 
-  async create(email: string, passwordHash: string): Promise<User> {
+  async create(email: string, passwordHash: string, plan: Plan = 'free'): Promise<User> {
     const row = {
       id: newId(),
       email: email.toLowerCase(),
       password_hash: passwordHash,
-      plan: 'free',
+      plan,
       created_at: nowIso(),
     };
     try {
@@ -24,7 +24,7 @@ export class Users {
       if (isUniqueViolation(e)) throw new AppError('conflict', 'That email is already registered');
       throw e;
     }
-    return { id: row.id, email: row.email, plan: 'free', createdAt: row.created_at };
+    return { id: row.id, email: row.email, plan, createdAt: row.created_at };
   }
 
   async findByEmail(email: string): Promise<UserWithHash | null> {

@@ -14,7 +14,7 @@ import { RequestsPage } from './pages/RequestsPage';
 import { Link, matchRoute, paths, usePath } from './router';
 import { RULE_LIMITS } from './types';
 
-const PLAN_NAMES = { free: 'Free', pro: 'Pro', business: 'Business' } as const;
+const PLAN_NAMES = { free: 'Free', pro: 'Pro', business: 'Business', unlimited: 'Unlimited' } as const;
 
 function Header() {
   const { user, signOut } = useAuth();
@@ -33,7 +33,8 @@ function Header() {
               {user.email}
             </span>
             <span className={`plan plan-${user.plan}`} title={`${RULE_LIMITS[user.plan]} rules per endpoint`}>
-              {PLAN_NAMES[user.plan] ?? user.plan} plan · {RULE_LIMITS[user.plan] ?? '?'} rules/endpoint
+              {PLAN_NAMES[user.plan] ?? user.plan} plan ·{' '}
+              {user.plan === 'unlimited' ? 'no rule limit' : `${RULE_LIMITS[user.plan] ?? '?'} rules/endpoint`}
             </span>
             <Link href={paths.keys()} className="btn btn-small">
               API keys
