@@ -9,11 +9,11 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { RULE_LIMITS } from '../domain/model.js';
-import { EndpointRecord } from '../domain/records.js';
+import { ImportReportRecord } from '../domain/records.js';
 import { ErrorSchema } from '../domain/schemas.js';
 import { applyImport, type ImportReport, type OnConflict } from '../interop/apply.js';
 import { importPool } from '../interop/openapi-import.js';
-import { FOREIGN_FORMATS, IMPORT_FORMATS, type ImportFormat } from '../interop/types.js';
+import { FOREIGN_FORMATS, type ImportFormat } from '../interop/types.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 
 /** YAML media types accepted by the imports (JSON is parsed by the app's JSON parser). */
@@ -25,20 +25,7 @@ export const YAML_TYPES = [
   'application/vnd.oai.openapi',
 ];
 
-const Skipped = Type.Object({ method: Type.String(), path: Type.String(), reason: Type.String() });
-export const ImportReportSchema = Type.Object({
-  format: Type.Unsafe<ImportFormat>({ type: 'string', enum: [...IMPORT_FORMATS] }),
-  created: Type.Array(EndpointRecord),
-  replaced: Type.Array(EndpointRecord),
-  skipped: Type.Array(Skipped),
-  warnings: Type.Array(
-    Type.Object({
-      pointer: Type.String({ description: 'JSON pointer into the uploaded document' }),
-      message: Type.String(),
-    }),
-    { description: 'each construct that was not translated, or only approximately' },
-  ),
-});
+export const ImportReportSchema = ImportReportRecord;
 const OnConflictQuery = Type.Object({
   onConflict: Type.Optional(
     Type.Unsafe<OnConflict>({

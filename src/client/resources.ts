@@ -10,6 +10,7 @@ import type {
   DataBinding,
   Endpoint,
   HttpMethod,
+  ImportReport,
   MockSession,
   Plan,
   Project,
@@ -66,13 +67,8 @@ export interface ApiKeyView {
   createdAt: string;
   lastUsedAt?: string | null;
 }
-export interface ImportReport {
-  format: 'openapi' | 'swagger' | 'wiremock' | 'mockoon' | 'postman' | 'har' | 'mockyard';
-  created: Endpoint[];
-  replaced: Endpoint[];
-  skipped: { method: string; path: string; reason: string }[];
-  warnings: { pointer: string; message: string }[];
-}
+export type { ImportReport };
+
 type OnConflict = { onConflict?: 'fail' | 'skip' | 'replace' };
 type Session = { session?: string };
 

@@ -13,6 +13,10 @@ export const RULE_LIMITS: Record<Plan, number> = { free: 3, pro: 15, business: 2
 /** The smallest plan that allows `rules` rules per endpoint (for "which plan lifts it"). */
 export const planFor = (rules: number): Plan => PLANS.find((p) => RULE_LIMITS[p] >= rules) ?? 'unlimited';
 
+/** What an import reports it read (docs/interop.md). */
+export const IMPORT_FORMATS = ['openapi', 'swagger', 'wiremock', 'mockoon', 'postman', 'har', 'mockyard'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof METHODS)[number];
 

@@ -13,6 +13,7 @@ import type {
   DeleteVariableRecord,
   EndpointRecord,
   HttpRequestRecord,
+  ImportReportRecord,
   MockSessionRecord,
   ProjectRecord,
   RequestLogEntryRecord,
@@ -45,6 +46,9 @@ export type SequenceState = Rule['state'];
 export type ActionOutcome = Static<typeof ActionOutcomeRecord>;
 export type RuleTrace = Static<typeof RuleTraceRecord>;
 export type RequestLogEntry = Static<typeof RequestLogEntryRecord>;
+export type ImportReport = Static<typeof ImportReportRecord>;
+export type ImportWarning = ImportReport['warnings'][number];
+export type Skipped = ImportReport['skipped'][number];
 export type MockSession = Static<typeof MockSessionRecord>;
 
 /** A rule as stored, without the derived state (the store keeps a hit counter instead). */

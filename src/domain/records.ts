@@ -10,6 +10,7 @@ import {
   COLLECTION_OPERATIONS,
   CONDITION_TARGETS,
   FAULTS,
+  IMPORT_FORMATS,
   METHODS,
   ON_ERROR,
   OPERATORS,
@@ -207,3 +208,18 @@ export const RequestLogEntryRecord = Type.Object({
 
 /** A mock session seen on an endpoint (`GET …/endpoints/:id/sessions`). */
 export const MockSessionRecord = Type.Object({ session: Type.String(), lastSeen: IsoTime });
+
+/** What an import did: created, replaced and skipped endpoints, and a warning for each construct not translated exactly. */
+export const ImportReportRecord = Type.Object({
+  format: strEnum(IMPORT_FORMATS),
+  created: Type.Array(EndpointRecord),
+  replaced: Type.Array(EndpointRecord),
+  skipped: Type.Array(Type.Object({ method: Type.String(), path: Type.String(), reason: Type.String() })),
+  warnings: Type.Array(
+    Type.Object({
+      pointer: Type.String({ description: 'JSON pointer into the uploaded document' }),
+      message: Type.String(),
+    }),
+    { description: 'each construct that was not translated, or only approximately' },
+  ),
+});

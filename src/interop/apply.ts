@@ -10,7 +10,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { checkSeed } from '../domain/collections.js';
 import { planFor, RULE_LIMITS } from '../domain/constants.js';
 import { AppError, type ErrorDetail } from '../domain/errors.js';
-import type { Endpoint, Project } from '../domain/model.js';
+import type { Endpoint, ImportReport, Project } from '../domain/model.js';
 import { routeKey } from '../domain/paths.js';
 import { capStorage, DEFAULT_STORAGE_CAPS, type StorageCaps } from '../domain/storage-caps.js';
 import {
@@ -21,17 +21,11 @@ import {
   validateRule,
 } from '../domain/validate.js';
 import type { Store } from '../store/index.js';
-import type { Converted, ImportFormat, ImportWarning, Skipped } from './types.js';
+import type { Converted } from './types.js';
 
 export type OnConflict = 'fail' | 'skip' | 'replace';
 
-export interface ImportReport {
-  format: ImportFormat;
-  created: Endpoint[];
-  replaced: Endpoint[];
-  skipped: Skipped[];
-  warnings: ImportWarning[];
-}
+export type { ImportReport };
 
 export interface ApplyOptions {
   onConflict: OnConflict;

@@ -3,26 +3,17 @@
  * project storage, plus a warning with a JSON pointer for each construct of the source document that
  * was not translated or only approximately. `apply.ts` writes a `Converted` into a project.
  */
-import type { DataBinding, HttpMethod, Step } from '../domain/model.js';
+
+import type { ImportFormat } from '../domain/constants.js';
+import type { DataBinding, HttpMethod, ImportWarning, Skipped, Step } from '../domain/model.js';
 import type { RuleInput } from '../domain/validate.js';
 
-export const IMPORT_FORMATS = ['openapi', 'swagger', 'wiremock', 'mockoon', 'postman', 'har', 'mockyard'] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+export { IMPORT_FORMATS, type ImportFormat } from '../domain/constants.js';
 /** Formats with their own route, `POST /api/projects/:id/import/<format>`. */
 export const FOREIGN_FORMATS = ['wiremock', 'mockoon', 'postman', 'har'] as const;
 export type ForeignFormat = (typeof FOREIGN_FORMATS)[number];
 
-export interface ImportWarning {
-  /** JSON pointer into the uploaded document */
-  pointer: string;
-  message: string;
-}
-
-export interface Skipped {
-  method: string;
-  path: string;
-  reason: string;
-}
+export type { ImportWarning, Skipped } from '../domain/model.js';
 
 export interface DraftRule extends RuleInput {
   /** where in the source document it came from */

@@ -1,8 +1,3 @@
-/**
- * What the mock runtime reads of a project's configuration (public by project id: no owner), and
- * the versions the change feed compares to find snapshots that missed a notification.
- */
-import type { Collection, Endpoint, Project, RuleRecord } from '../domain/model.js';
 import type { ProjectConfig } from '../runtime/ports.js';
 import { toCollection } from './collections.js';
 import type { StoreCore } from './core.js';

@@ -75,14 +75,8 @@ export type OnConflict = 'fail' | 'skip' | 'replace';
 
 export type ImportFormat = 'openapi' | 'wiremock' | 'mockoon' | 'postman' | 'har';
 
-/** Answer of every `POST /api/projects/:id/import[/format]` (docs/interop.md). */
-export interface ImportReport {
-  format: ImportFormat | 'swagger' | 'mockyard';
-  created: Endpoint[];
-  skipped: { method: string; path: string; reason: string }[];
-  replaced: Endpoint[];
-  warnings: { pointer: string; message: string }[];
-}
+/** Answer of every `POST /api/projects/:id/import[/format]` (docs/interop.md), declared once in the domain. */
+export type { ImportReport } from '../../src/domain/model';
 
 /** `GET /api/projects/:id/export` (docs/interop.md); only the parts the dashboard reads are typed. */
 export interface ExportDocument {
