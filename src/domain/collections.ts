@@ -65,7 +65,8 @@ export interface SeedBase {
   readonly bytes: number;
 }
 
-const templated = (v: unknown): boolean =>
+/** True when a string anywhere in `v` holds a template (`{{`): such a seed is rendered per session. */
+export const templated = (v: unknown): boolean =>
   typeof v === 'string'
     ? v.includes('{{')
     : Array.isArray(v)

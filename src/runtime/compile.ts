@@ -2,7 +2,7 @@
  * Records → an immutable compiled project: a route table, compiled conditions, templates and
  * sequences. Built once per configuration version; the hot path only runs what is built here.
  */
-import { type SeedBase, seedBase } from '../domain/collections.js';
+import { type SeedBase, seedBase, templated } from '../domain/collections.js';
 import type { CollectionOperation, RuleRecord, RuleTrace, Step, StorageScope } from '../domain/model.js';
 import { type CompiledCondition, compileCondition } from './conditions.js';
 import type { ProjectConfig } from './ports.js';
@@ -166,12 +166,6 @@ export function seedUsesFaker(v: unknown): boolean {
 
 /** A seed whose string values may be templates (`{{faker "person.firstName"}}`): rendered per new copy. */
 export function compileSeed(seed: readonly Record<string, unknown>[]): CompiledCollection['render'] {
-  const templated = (v: unknown): boolean =>
-    typeof v === 'string'
-      ? v.includes('{{')
-      : Array.isArray(v)
-        ? v.some(templated)
-        : v !== null && typeof v === 'object' && Object.values(v).some(templated);
   if (!seed.some(templated)) return () => seed;
   const cache = new Map<string, Template>();
   const render = (v: unknown, ctx: EvalContext): unknown => {
