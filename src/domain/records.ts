@@ -203,6 +203,10 @@ export const RequestLogEntryRecord = Type.Object({
   error: Type.Optional(Type.String()),
   /** something the service did not do with this request, and why (e.g. record mode did not record it) */
   warning: Type.Optional(Type.String()),
+  /** no endpoint matched: the nearest ones, and what differs */
+  nearest: Type.Optional(
+    Type.Array(Type.Object({ method: Type.String(), path: Type.String(), why: Type.String() }), { maxItems: 3 }),
+  ),
   response: Type.Optional(SentAnswerRecord),
 });
 

@@ -48,6 +48,7 @@ export class Exchange implements LogRecord {
   session = '';
   error = '';
   warning = '';
+  nearest: LogRecord['nearest'] = undefined;
   data: LogRecord['data'] = undefined;
   sentHeaders: AnswerNote['sentHeaders'] = null;
   sentBody = '';

@@ -11,6 +11,7 @@ export { MAX_BODY_BYTES } from './mock-body.js';
 
 import type { Logger } from 'pino';
 import { isUnavailable } from '../domain/driver-errors.js';
+import { AppError, errorBody } from '../domain/errors.js';
 import { type CollectionAnswer, collectionAnswer } from './collection-answer.js';
 import type { CompiledEndpoint, CompiledProject } from './compile.js';
 import { MockContext } from './context.js';
@@ -18,6 +19,7 @@ import { type Egress, HOP_HEADER, parseHops } from './egress.js';
 import type { Engine, Evaluating, Evaluation } from './engine.js';
 import { Exchange } from './exchange.js';
 import { BodyTooLarge, readBody } from './mock-body.js';
+import { nearestEndpoints } from './nearest.js';
 import type { HotState, Recorder, Waiter } from './ports.js';
 import { proxy } from './proxy.js';
 import type { RequestLog } from './request-log.js';
@@ -207,7 +209,13 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
         finish(x, 204);
         return;
       }
-      sendError(res, 404, NO_ENDPOINT);
+      // what the caller probably meant, in the answer and the log entry
+      const near = nearestEndpoints(project.router.routes(), method, path);
+      if (near.length === 0) sendError(res, 404, NO_ENDPOINT);
+      else {
+        x.nearest = near;
+        sendError(res, 404, JSON.stringify({ ...errorBody(new AppError('mock_not_found')), nearest: near }));
+      }
       finish(x, 404);
       return;
     }

@@ -78,6 +78,7 @@ export function settle(p: LogRecord): RequestLogEntry {
   if (p.session) e.session = p.session;
   if (p.error) e.error = p.error;
   if (p.warning) e.warning = p.warning;
+  if (p.nearest && p.nearest.length > 0) e.nearest = p.nearest;
   if (p.data) e.data = p.data;
   const response = sentAnswer(p);
   if (response) e.response = response;

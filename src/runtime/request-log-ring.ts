@@ -88,6 +88,7 @@ export class Ring {
   private sessions: string[] = [];
   private errors: string[] = [];
   private warnings: string[] = [];
+  private nearests: RequestLogEntry['nearest'][] = [];
   private datas: RequestLogEntry['data'][] = [];
   private steps: (CompiledStep | null)[] = [];
   private sentHeaders: (Readonly<OutHeaders> | null)[] = [];
@@ -136,6 +137,7 @@ export class Ring {
     this.sessions[i] = p.session ?? '';
     this.errors[i] = p.error ?? '';
     this.warnings[i] = p.warning ?? '';
+    this.nearests[i] = p.nearest;
     this.datas[i] = p.data;
     this.flags[i] = p.proxied === true ? 1 : 0;
     const na = p.actions.length;
@@ -194,6 +196,7 @@ export class Ring {
       session: this.sessions[i],
       error: this.errors[i],
       warning: this.warnings[i],
+      nearest: this.nearests[i],
       data: this.datas[i],
       sentHeaders: this.headers(i),
       sentBody: text.sentBody,
@@ -247,6 +250,7 @@ export class Ring {
     this.sessions = column(this.sessions);
     this.errors = column(this.errors);
     this.warnings = column(this.warnings);
+    this.nearests = column(this.nearests);
     this.datas = column(this.datas);
     this.steps = column(this.steps);
     this.sentHeaders = column(this.sentHeaders);

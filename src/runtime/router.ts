@@ -97,7 +97,32 @@ export interface RouteMatch<T> {
   params: Record<string, string>;
 }
 
+/** A route as added, for listing: its method and pattern segments (`:name`, a final `*`). */
+export interface RouteEntry {
+  readonly method: string;
+  readonly segs: readonly string[];
+}
+
+const PARAM = '\u0000param';
+
+function* walk<T>(node: Node<T>, segs: string[], method: string): Generator<RouteEntry> {
+  const named = (list: string[], names: readonly string[]) => {
+    let k = 0;
+    return list.map((s) => (s === PARAM ? `:${names[k++] ?? 'param'}` : s));
+  };
+  if (node.terminal) yield { method, segs: named(segs, node.terminal.names) };
+  if (node.wildcard) yield { method, segs: named([...segs, '*'], node.wildcard.names) };
+  if (node.one !== null && node.oneKey !== null) yield* walk(node.one, [...segs, node.oneKey], method);
+  if (node.literals) for (const [k, c] of node.literals) yield* walk(c, [...segs, k], method);
+  if (node.param) yield* walk(node.param, [...segs, PARAM], method);
+}
+
 export class Router<T> {
+  /** Every route, method by method (for the near misses of a request that matched none). */
+  *routes(): Generator<RouteEntry> {
+    for (const [method, root] of this.roots) yield* walk(root, [], method);
+  }
+
   private readonly roots = new Map<string, Node<T>>();
   /**
    * Per method, the routes of patterns without params, `*` or `%` by their path (trailing `/` removed):

@@ -18,7 +18,12 @@ export function expectErrorShape(r: { status: number; text: string; headers: Hea
   expect(() => {
     body = JSON.parse(r.text);
   }, ctx).not.toThrow();
-  expect(Object.keys(body ?? {}), ctx).toEqual(['error']);
+  // a mock request no endpoint matched may add the nearest endpoints (docs/api.md "Mock traffic")
+  const keys = Object.keys(body ?? {});
+  expect(keys, ctx).toEqual(
+    body?.error?.code === 'mock_not_found' && 'nearest' in body ? ['error', 'nearest'] : ['error'],
+  );
+  if ('nearest' in (body ?? {})) expect(body.nearest.length, ctx).toBeLessThanOrEqual(3);
   const e = body.error;
   for (const k of Object.keys(e)) expect(['code', 'message', 'details'], ctx).toContain(k);
   expect(typeof e.code, ctx).toBe('string');

@@ -9,7 +9,10 @@ export function expectError(r: HttpAnswer, status: number, code: string): void {
   expect({ status: r.status, body: r.text.slice(0, 500) }).toMatchObject({ status });
   expect(r.headers.get('content-type') ?? '').toMatch(/^application\/json/);
   expect(r.json, r.text.slice(0, 500)).toBeTypeOf('object');
-  expect(Object.keys(r.json)).toEqual(['error']);
+  // a mock request no endpoint matched may add the nearest endpoints (docs/api.md "Mock traffic")
+  expect(Object.keys(r.json)).toEqual(
+    code === 'mock_not_found' && 'nearest' in r.json ? ['error', 'nearest'] : ['error'],
+  );
   const e = r.json.error;
   expect(e.code).toBe(code);
   expect(typeof e.message).toBe('string');

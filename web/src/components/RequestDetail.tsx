@@ -279,6 +279,21 @@ export function Detail({
           )}
         </dd>
       </dl>
+      {!e.endpointId && e.nearest && e.nearest.length > 0 && (
+        <>
+          <h3>Nearest endpoints</h3>
+          <ol className="trace" aria-label="Nearest endpoints">
+            {e.nearest.map((n) => (
+              <li key={`${n.method} ${n.path}`}>
+                <code>
+                  {n.method} {n.path}
+                </code>{' '}
+                — {n.why}
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
 
       <h3>Rules</h3>
       <RuleTrace e={e} rulesById={rulesById} />
