@@ -10,14 +10,15 @@ import { ruleView } from './rule-routes.js';
 type Json = Record<string, unknown>;
 
 /**
- * A project as the API answers it: with `mockUrl`, the base of its mock URLs — `/m/<id>`, or with
+ * A project as the API answers it: with `mockUrl`, the base of its mock URLs — `/m/<slug>` (where
+ * `/m/<id>` works too), or with
  * MOCKYARD_MOCK_DOMAIN set the absolute URL of its own mock host (SECURITY.md).
  */
 export function projectViewer(config: Pick<Config, 'mockDomain' | 'mockScheme'>): (p: Project) => Project & {
   mockUrl: string;
 } {
   const domain = config.mockDomain;
-  if (!domain) return (p) => ({ ...p, mockUrl: `/m/${p.id}` });
+  if (!domain) return (p) => ({ ...p, mockUrl: `/m/${p.slug}` });
   return (p) => ({ ...p, mockUrl: `${config.mockScheme}://${p.slug}.${domain}` });
 }
 

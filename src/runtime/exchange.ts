@@ -48,6 +48,8 @@ export class Exchange implements LogRecord {
   session = '';
   error = '';
   warning = '';
+  /** reached as `/m/<ref>/…` (ref: an id or a slug) */
+  byPath = false;
   nearest: LogRecord['nearest'] = undefined;
   data: LogRecord['data'] = undefined;
   sentHeaders: AnswerNote['sentHeaders'] = null;

@@ -96,7 +96,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       }
     }
     const path = slash === -1 ? '/' : pathPart.slice(slash);
-    return begin(req, res, path, q === -1 ? '' : url.slice(q + 1), projectId, null);
+    return begin(req, res, path, q === -1 ? '' : url.slice(q + 1), projectId, null, true);
   }
 
   /**
@@ -117,8 +117,11 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     query: string,
     ref: string,
     slug: string | null,
+    byPath = false,
   ): void | Promise<void> {
     const x = new Exchange(req, res, path, query, ref, slug);
+    // `/m/<ref>`: an id or a slug
+    x.byPath = byPath;
     const b = readBody(req);
     if (typeof b === 'string') return withBody(x);
     return b.then(
@@ -136,7 +139,14 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
 
   function withBody(x: Exchange): void | Promise<void> {
     const { projects } = engine;
-    const project = x.slug !== null ? projects.projectBySlug(x.slug) : x.ref ? projects.project(x.ref) : null;
+    const project =
+      x.slug !== null
+        ? projects.projectBySlug(x.slug)
+        : x.ref
+          ? x.byPath
+            ? projects.projectByRef(x.ref)
+            : projects.project(x.ref)
+          : null;
     if (!(project instanceof Promise)) return serve(x, project);
     return project.then(
       (p) => serve(x, p),

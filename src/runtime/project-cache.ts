@@ -4,6 +4,7 @@
  * one consistent version from start to end. Unknown ids and labels are remembered briefly and
  * boundedly: a scan of random ids neither grows memory without end nor costs a query per request.
  */
+import { SLUG } from '../domain/validate.js';
 import { sameText } from '../shared/same-text.js';
 import { type CompiledProject, compileProject } from './compile.js';
 import { fakerLoaded, loadFaker } from './faker.js';
@@ -130,6 +131,17 @@ export class ProjectCache {
       this.loading.set(projectId, p);
     }
     return p;
+  }
+
+  /**
+   * `/m/<ref>/…`: the project with that id, else the one with that slug (ids are 22 mixed-case
+   * characters, slugs lower-case DNS labels: a ref is tried as an id first when it could be one).
+   */
+  projectByRef(ref: string): Loaded | Promise<Loaded> {
+    const byId = this.project(ref);
+    if ((byId !== null && !(byId instanceof Promise)) || !SLUG.test(ref)) return byId;
+    if (byId instanceof Promise) return byId.then((p) => p ?? this.projectBySlug(ref));
+    return byId ?? this.projectBySlug(ref);
   }
 
   /** The project served on the mock host `<slug>.<domain>`, like `project`. */

@@ -36,7 +36,7 @@ describe('mockyard/client', () => {
 
   it('drives projects, endpoints, rules, collections and imports; errors are MockyardError', async () => {
     const p = await my.projects.create({ name: 'client' });
-    expect(p.mockUrl).toContain(p.id);
+    expect(p.mockUrl).toBe(`/m/${p.slug}`);
     const e = await my.endpoints.create(p.id, {
       method: 'GET',
       path: '/hello',

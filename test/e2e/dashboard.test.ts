@@ -297,7 +297,11 @@ describe('dashboard', () => {
     await poll(() => page.getByRole('textbox', { name: 'Response body' }).innerText()).toBe('{\n  "orders": []\n}');
     await page.getByRole('button', { name: 'Create endpoint' }).click();
     await visible(page.getByRole('heading', { name: /\/api\/orders/, level: 1 }));
-    const mockUrl = `${base}/m/${projectId}/api/orders`;
+    // the dashboard shows the slug form of the mock URL (/m/<id> serves the same project)
+    const token = await page.evaluate("window.localStorage.getItem('mockyard.token')");
+    const project = await fetch(`${base}/api/projects/${projectId}`, { headers: { authorization: `Bearer ${token}` } });
+    const { slug } = (await project.json()) as { slug: string };
+    const mockUrl = `${base}/m/${slug}/api/orders`;
     await visible(page.getByText(mockUrl, { exact: true }));
     await visible(page.getByText(`curl -i '${mockUrl}'`, { exact: true }));
     await visible(page.getByText('0 of 3 rules'));

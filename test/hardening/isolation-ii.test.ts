@@ -10,7 +10,7 @@ import { MOCK_CSP } from '../../src/runtime/respond.js';
 import { mockHostMatcher } from '../../src/server.js';
 import { DIALECTS } from '../helpers/databases.js';
 import { expectError, expectValidation } from '../helpers/expect.js';
-import { freePort, type HttpAnswer, startTestServer, type TestServer } from '../helpers/server.js';
+import { freePort, type HttpAnswer, request, startTestServer, type TestServer } from '../helpers/server.js';
 
 /** A GET with this Host header (fetch does not let a caller set Host). */
 function hostGet(url: string, host: string): Promise<HttpAnswer> {
@@ -320,10 +320,15 @@ describe('without a mock domain', () => {
   });
   afterAll(() => s.close());
 
-  test('mockUrl is the /m/<id> prefix and a Host header names no project', async () => {
+  test('mockUrl is the /m/<slug> prefix (/m/<id> serves too) and a Host header names no project', async () => {
     const u = await s.client.user();
     const p = (await s.client.api('POST', '/api/projects', { name: 'n' }, u.token)).json;
-    expect(p.mockUrl).toBe(`/m/${p.id}`);
+    // the slug form; the id form serves the same project
+    expect(p.mockUrl).toBe(`/m/${p.slug}`);
+    await s.client.endpoint(u.token, p.id, { method: 'GET', path: '/hello', responseBody: 'hi' });
+    expect((await request(`${s.running.url}${p.mockUrl}/hello`)).text).toBe('hi');
+    expect((await request(`${s.running.url}/m/${p.id}/hello`)).text).toBe('hi');
+    expect((await request(`${s.running.url}/m/no-such-slug-x1/hello`)).status).toBe(404);
     const r = await hostGet(`${s.running.url}/api/projects`, `${p.slug}.mock.example.test`);
     expectError(r, 401, 'unauthorized');
   });

@@ -171,7 +171,7 @@ for (const dialect of DIALECTS) {
       expect(r.json).toMatchObject({
         name: 'Shop',
         fallbackUrl: 'https://example.com/api',
-        mockUrl: `/m/${r.json.id}`,
+        mockUrl: `/m/${r.json.slug}`,
       });
       expect(r.json.id).not.toBe(a.pid);
       expect((await projectsOf(b.token)).map((p: Json) => p.id)).toEqual([r.json.id]);

@@ -8,12 +8,14 @@ import { CopyLine } from './ui';
 
 /**
  * The base of a project's mock URLs: its own mock host when the server has a mock domain
- * (`mockUrl` is then absolute), else `<this origin>/m/<id>`.
+ * (`mockUrl` is then absolute), else `<this origin>` + `mockUrl` (`/m/<slug>`; `/m/<id>` works too).
  */
 export const mockBase = (project: Pick<Project, 'id'> & { mockUrl?: string }) =>
   project.mockUrl && /^https?:\/\//.test(project.mockUrl)
     ? project.mockUrl
-    : `${window.location.origin}/m/${encodeURIComponent(project.id)}`;
+    : project.mockUrl?.startsWith('/m/')
+      ? `${window.location.origin}${project.mockUrl}`
+      : `${window.location.origin}/m/${encodeURIComponent(project.id)}`;
 
 /** Breadcrumb, title, rename/delete and the Endpoints / Live requests tabs of a project. */
 export function ProjectHeader({
