@@ -69,6 +69,8 @@ export const EndpointRecord = Type.Object({
   contentType: Type.String(),
   /** bound to a collection: when no rule answers, the collection operation is the answer */
   data: Type.Union([DataBindingRecord, Type.Null()]),
+  /** headers of the default answer (values are templates) */
+  headers: StringMap,
   createdAt: IsoTime,
   updatedAt: IsoTime,
 });

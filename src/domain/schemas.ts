@@ -105,6 +105,14 @@ export const ProjectSchema = Type.Composite([
 // endpoints
 
 const methodSchema = Type.String({ description: `one of ${METHODS.join(' ')}, any letter case`, maxLength: 16 });
+const headerMap = Type.Record(
+  Type.String({ maxLength: LIMITS.keyLength }),
+  Type.String({ maxLength: LIMITS.valueLength }),
+  {
+    maxProperties: LIMITS.headersPerStep,
+  },
+);
+
 const endpointFields = {
   method: methodSchema,
   path: Type.String({ maxLength: LIMITS.pathLength, description: 'starts with /; :name segments and a final *' }),
@@ -113,6 +121,10 @@ const endpointFields = {
   contentType: Type.String({ minLength: 1, maxLength: LIMITS.contentTypeLength }),
   data: Type.Union([Type.Object(DataBindingRecord.properties, { additionalProperties: false }), Type.Null()], {
     description: 'bind to a collection: when no rule answers, the operation is the answer (docs/stateful-mocks.md)',
+  }),
+  headers: Type.Record(Type.String({ maxLength: LIMITS.keyLength }), Type.String({ maxLength: LIMITS.valueLength }), {
+    maxProperties: LIMITS.headersPerStep,
+    description: 'headers of the default answer (values are templates)',
   }),
 };
 export const EndpointBody = Type.Object(
@@ -123,6 +135,7 @@ export const EndpointBody = Type.Object(
     responseBody: Type.Optional(endpointFields.responseBody),
     contentType: Type.Optional(endpointFields.contentType),
     data: Type.Optional(endpointFields.data),
+    headers: Type.Optional(endpointFields.headers),
     ...readOnly(['id', 'projectId', 'createdAt', 'updatedAt', 'rules']),
   },
   { additionalProperties: false },
@@ -135,6 +148,7 @@ export const EndpointPatch = Type.Object(
     responseBody: Type.Optional(endpointFields.responseBody),
     contentType: Type.Optional(endpointFields.contentType),
     data: Type.Optional(endpointFields.data),
+    headers: Type.Optional(endpointFields.headers),
     ...readOnly(['id', 'projectId', 'createdAt', 'updatedAt', 'rules']),
   },
   { additionalProperties: false },
@@ -155,14 +169,6 @@ export const ConditionSchema = Type.Object(
     ),
   },
   { additionalProperties: false },
-);
-
-const headerMap = Type.Record(
-  Type.String({ maxLength: LIMITS.keyLength }),
-  Type.String({ maxLength: LIMITS.valueLength }),
-  {
-    maxProperties: LIMITS.headersPerStep,
-  },
 );
 
 export const StepSchema = Type.Object(

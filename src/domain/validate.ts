@@ -105,6 +105,8 @@ export interface EndpointInput {
   responseBody: string;
   contentType: string;
   data: DataBinding | null;
+  /** headers of the default answer (values are templates) */
+  headers: Record<string, string>;
 }
 
 /** Full endpoint fields from a create body, or from `current` patched by an update body. */
@@ -132,6 +134,8 @@ export function validateEndpoint(body: Json, current?: Endpoint): EndpointInput 
       '/data/operation',
       `operation ${data.operation} reads the id from the route's last parameter: the path has none`,
     );
+  const headers = (body.headers as Record<string, string> | undefined) ?? current?.headers ?? {};
+  checkHeaders(headers, '/headers', p);
   const contentType = body.contentType;
   if (typeof contentType === 'string' && UNSENDABLE.test(contentType))
     p.add('/contentType', 'contentType must be Latin-1 text without CR, LF, NUL or other control characters');
@@ -144,6 +148,7 @@ export function validateEndpoint(body: Json, current?: Endpoint): EndpointInput 
     responseBody: (body.responseBody as string | undefined) ?? current?.responseBody ?? '',
     contentType: (body.contentType as string | undefined) ?? current?.contentType ?? 'application/json',
     data,
+    headers,
   };
 }
 

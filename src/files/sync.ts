@@ -31,11 +31,12 @@ const ruleFields = (r: RuleInput | RuleRecord): RuleInput => ({
   actions: r.actions,
 });
 
-const endpointFields = (e: Pick<Endpoint, 'statusCode' | 'responseBody' | 'contentType' | 'data'>) => ({
+const endpointFields = (e: Pick<Endpoint, 'statusCode' | 'responseBody' | 'contentType' | 'data' | 'headers'>) => ({
   statusCode: e.statusCode,
   responseBody: e.responseBody,
   contentType: e.contentType,
   data: e.data ?? null,
+  headers: e.headers ?? {},
 });
 
 export async function syncProject(

@@ -65,6 +65,7 @@ export function check(
         responseBody: d.responseBody,
         contentType: d.contentType,
         ...(d.data ? { data: d.data } : {}),
+        ...(d.headers ? { headers: d.headers } : {}),
       });
     } catch (e) {
       report.skipped.push({ method: d.method, path: d.path, reason: why(e) });

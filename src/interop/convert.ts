@@ -86,6 +86,7 @@ function exportToDrafts(doc: Static<typeof ExportDocumentSchema>): Converted {
       responseBody: fields.responseBody ?? '',
       contentType: fields.contentType ?? 'application/json',
       ...(fields.data ? { data: fields.data } : {}),
+      ...(fields.headers ? { headers: fields.headers } : {}),
       rules: rules.map((r, j) => ({
         name: r.name,
         priority: r.priority ?? 0,

@@ -102,6 +102,7 @@ export interface ExportedEndpoint {
   responseBody: string;
   contentType: string;
   data?: DataBinding;
+  headers?: Record<string, string>;
   rules: ExportedRule[];
 }
 
@@ -148,6 +149,7 @@ export async function exportProject(
       responseBody: e.responseBody,
       contentType: e.contentType,
       ...(e.data ? { data: e.data } : {}),
+      ...(Object.keys(e.headers).length > 0 ? { headers: e.headers } : {}),
       rules: rules.map((r) => ({
         name: r.name,
         priority: r.priority,

@@ -27,6 +27,8 @@ export interface DraftEndpoint {
   responseBody: string;
   contentType: string;
   data?: DataBinding;
+  /** headers of the default answer */
+  headers?: Record<string, string>;
   rules: DraftRule[];
   /** stored variables of the endpoint (a Mockyard export's storage) */
   storage?: [string, string][];

@@ -90,6 +90,9 @@ export interface CompiledRule {
   readonly counted: boolean;
 }
 
+/** Shared by the endpoints without headers of their own. */
+const NO_HEADERS: readonly (readonly [string, Template])[] = Object.freeze([]);
+
 /** Shared by the endpoints without active rules. */
 const NO_RULES: readonly CompiledRule[] = Object.freeze([]);
 const NO_COUNTS: readonly string[] = Object.freeze([]);
@@ -117,6 +120,10 @@ export interface CompiledEndpoint {
   head: PreparedHead | null | undefined;
   /** the default body's template when it is templated, else null */
   readonly defaultBody: Template | null;
+  /** the default answer's own headers (name → value template); shared empty list when none */
+  readonly headers: readonly (readonly [string, Template])[];
+  /** some header value is templated: the default answer is rendered per request */
+  readonly headersTemplated: boolean;
   /** some template or condition reads the endpoint's storage: load it before evaluating */
   readonly readsStorage: boolean;
   /** some template or condition reads the project's storage ({{project.*}}): load it too */
@@ -320,7 +327,12 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       contentType = sendableHeaderValue(e.contentType) ? e.contentType : 'application/octet-stream';
       contentTypes.set(e.contentType, contentType);
     }
-    const fixedBody = defaultBody.constant ?? null;
+    const ownHeaders = Object.entries(e.headers ?? {});
+    for (const [, v] of ownHeaders) sources.push(v);
+    const headers = ownHeaders.length === 0 ? NO_HEADERS : ownHeaders.map(([k, v]) => [k, compileTemplate(v)] as const);
+    const headersTemplated = headers.some(([, t]) => t.constant === undefined);
+    // a templated header makes the answer a rendered one, body included
+    const fixedBody = headersTemplated ? null : (defaultBody.constant ?? null);
     anyFaker ||= sources.some(usesFaker);
     const conditionTargets = new Set(own?.flatMap((r) => r.conditions.map((c) => c.target)));
     const readsStorage = conditionTargets.has('endpoint') || sources.some(referencesStorage);
@@ -339,6 +351,8 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       fixedHeaders: null,
       head: undefined,
       defaultBody: fixedBody === null ? defaultBody : null,
+      headers,
+      headersTemplated,
       readsStorage,
       readsProjectStorage,
       data: e.data

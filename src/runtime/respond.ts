@@ -148,8 +148,9 @@ export function writeDefault(
   body: string,
   length: number,
   note: AnswerNote,
+  ctx?: MockContext,
 ): number {
-  const headers = defaultHeaders(ep.contentType, length);
+  const headers = defaultHeadersOf(ep, length, ctx);
   const head = defaultHead(ep);
   if (head && sendPrepared(res, ep.statusCode, head.before + length + head.after, body, headers))
     return noted(note, headers, body, ep.statusCode);
@@ -161,14 +162,20 @@ const defaultHeaders = (contentType: string, length: number): OutHeaders =>
     ? { 'content-length': length, [CORS]: '*', [CSP]: MOCK_CSP }
     : { 'content-type': contentType, 'content-length': length, [CORS]: '*', [CSP]: MOCK_CSP };
 
-/** The endpoint's default head, spelled on its first answer (prepared-head.ts). */
+/** The default answer's headers: the endpoint's own (rendered with `ctx`), then ours. */
+function defaultHeadersOf(ep: CompiledEndpoint, length: number, ctx?: MockContext): OutHeaders {
+  if (ep.headers.length === 0) return defaultHeaders(ep.contentType, length);
+  const own: [string, string][] = [];
+  for (const [k, t] of ep.headers) own.push([k, ctx ? t(ctx) : (t.constant ?? '')]);
+  return answerHeaders(own, ep.contentType, length);
+}
+
+/** The endpoint's default head, spelled on its first answer (prepared-head.ts); none when a header is templated. */
 function defaultHead(ep: CompiledEndpoint): PreparedHead | null {
   if (ep.head === undefined)
-    ep.head = prepareHead(
-      ep.statusCode,
-      defaultHeaders(ep.contentType, 0),
-      ep.fixedBody === null ? null : ep.fixedLength,
-    );
+    ep.head = ep.headersTemplated
+      ? null
+      : prepareHead(ep.statusCode, defaultHeadersOf(ep, 0), ep.fixedBody === null ? null : ep.fixedLength);
   return ep.head;
 }
 
@@ -178,7 +185,7 @@ export function writeFixed(
   ep: CompiledEndpoint & { fixedBody: string },
   note: AnswerNote,
 ): number {
-  ep.fixedHeaders ??= defaultHeaders(ep.contentType, ep.fixedLength);
+  ep.fixedHeaders ??= defaultHeadersOf(ep, ep.fixedLength);
   const head = defaultHead(ep)?.whole;
   const status =
     head && sendPrepared(res, ep.statusCode, head, ep.fixedBody, ep.fixedHeaders)
@@ -198,7 +205,7 @@ export function renderTooLarge(res: ServerResponse, err: CapExceeded): number {
 export function writeRendered(res: ServerResponse, ep: CompiledEndpoint, ctx: MockContext, note: AnswerNote): number {
   if (ep.fixedBody !== null) return writeFixed(res, ep as CompiledEndpoint & { fixedBody: string }, note);
   const body = ep.defaultBody?.(ctx) ?? '';
-  return writeDefault(res, ep, body, Buffer.byteLength(body), note);
+  return writeDefault(res, ep, body, Buffer.byteLength(body), note, ctx);
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -55,6 +55,7 @@ export class Endpoints {
       response_body: e.responseBody,
       content_type: e.contentType,
       data: e.data ? JSON.stringify(e.data) : null,
+      headers: Object.keys(e.headers).length > 0 ? JSON.stringify(e.headers) : null,
       created_at: at,
       updated_at: at,
     };
@@ -109,6 +110,7 @@ export class Endpoints {
             response_body: next.responseBody,
             content_type: next.contentType,
             data: next.data ? JSON.stringify(next.data) : null,
+            headers: Object.keys(next.headers).length > 0 ? JSON.stringify(next.headers) : null,
             updated_at: nowIso(),
           })
           .where('id', '=', endpointId)

@@ -28,6 +28,7 @@ export const toEndpoint = (r: Row<'endpoints'>): Endpoint => ({
   responseBody: r.response_body,
   contentType: r.content_type,
   data: r.data ? JSON.parse(r.data) : null,
+  headers: r.headers ? JSON.parse(r.headers) : {},
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });

@@ -45,6 +45,8 @@ export interface EndpointsTable {
   content_type: string;
   /** JSON `{collection, operation}` when the endpoint is bound to a collection, else null */
   data: string | null;
+  /** JSON `{name: value}` of the default answer's headers, or null for none */
+  headers: string | null;
   created_at: string;
   updated_at: string;
 }

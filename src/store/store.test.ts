@@ -24,6 +24,7 @@ const ep = (method: NewEndpoint['method'], path: string, extra: Partial<NewEndpo
   responseBody: '',
   contentType: 'application/json',
   data: null,
+  headers: {},
   ...extra,
 });
 

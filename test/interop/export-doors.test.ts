@@ -26,6 +26,7 @@ const RICH: Json = {
       statusCode: 200,
       responseBody: '{"id":"{{request.params.id}}"}',
       contentType: 'application/json',
+      headers: { 'x-user': '{{request.params.id}}', 'cache-control': 'no-store' },
       rules: [
         {
           name: 'every target',
@@ -259,7 +260,9 @@ describe('an export with every rule feature, through every door', () => {
         // the rules answer: a vip request runs the first rule's hold_last sequence
         const vip = { headers: { 'x-tier': 'vip' } };
         expect((await request(`${base}/users/7`, vip)).status).toBe(500);
-        expect((await request(`${base}/users/7`)).json).toEqual({ id: '7' });
+        const plain = await request(`${base}/users/7`);
+        expect(plain.json).toEqual({ id: '7' });
+        expect(plain.headers.get('x-user')).toBe('7');
         const created = await request(`${base}/things`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },

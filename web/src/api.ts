@@ -146,7 +146,8 @@ export function documentType(text: string): 'application/json' | 'application/ya
   }
 }
 
-export type EndpointInput = Pick<Endpoint, 'method' | 'path' | 'statusCode' | 'responseBody' | 'contentType'>;
+export type EndpointInput = Pick<Endpoint, 'method' | 'path' | 'statusCode' | 'responseBody' | 'contentType'> &
+  Partial<Pick<Endpoint, 'headers'>>;
 
 export const api = {
   register: (email: string, password: string) => request<AuthAnswer>('POST', '/api/auth/register', { email, password }),

@@ -126,6 +126,14 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
           await run(db, ['ALTER TABLE projects ADD COLUMN recording INTEGER NOT NULL DEFAULT 0']);
       },
     },
+    // headers of an endpoint's default answer (docs/api.md "Endpoints")
+    '0009_endpoint_headers': {
+      up: async (db) => {
+        const table = (await db.introspection.getTables()).find((t) => t.name === 'endpoints');
+        if (!table?.columns.some((c) => c.name === 'headers'))
+          await run(db, ['ALTER TABLE endpoints ADD COLUMN headers TEXT']);
+      },
+    },
     // login and register attempts counted across processes (store/attempts.ts)
     '0008_attempts': {
       up: (db) =>

@@ -3,6 +3,7 @@ import { ApiError, type EndpointInput, errorMessage } from '../api';
 import { anchorErrors } from '../hooks';
 import { METHODS } from '../types';
 import { isJsonType, JsonEditor } from './JsonEditor';
+import { fromRows, KeyValueEditor, type KvRow, toRows } from './KeyValueEditor';
 import { FieldError } from './ui';
 
 const CONTENT_TYPES = [
@@ -53,6 +54,7 @@ export function EndpointForm({
   const [statusCode, setStatusCode] = useState(String(initial.statusCode));
   const [contentType, setContentType] = useState(initial.contentType);
   const [body, setBody] = useState(initial.responseBody);
+  const [headers, setHeaders] = useState<KvRow[]>(toRows(initial.headers));
   const [busy, setBusy] = useState(false);
   const [touched, setTouched] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -78,6 +80,7 @@ export function EndpointForm({
     '/statusCode',
     '/contentType',
     '/responseBody',
+    '/headers',
   ]);
   const errs = (k: string) => [...(local.get(k) ?? []), ...(server.get(k) ?? [])];
   const pathErrors = errs('/path');
@@ -96,7 +99,8 @@ export function EndpointForm({
     path !== initial.path ||
     statusCode !== String(initial.statusCode) ||
     contentType !== initial.contentType ||
-    body !== initial.responseBody;
+    body !== initial.responseBody ||
+    JSON.stringify(fromRows(headers)) !== JSON.stringify(initial.headers ?? {});
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -116,6 +120,7 @@ export function EndpointForm({
         statusCode: Number(statusCode),
         responseBody: body,
         contentType,
+        headers: fromRows(headers),
       });
     } catch (err) {
       setError(err);
@@ -200,6 +205,14 @@ export function EndpointForm({
         errors={errs('/responseBody')}
         placeholder={isJsonType(contentType) ? '{ "id": "{{request.params.id}}", "name": "Ada" }' : ''}
         hint="Templates such as {{request.params.id}}, {{request.query.q}}, {{endpoint.name}} and {{$uuid}} are filled in."
+      />
+      <KeyValueEditor
+        label="Response headers"
+        rows={headers}
+        onChange={edited(setHeaders)}
+        keyPlaceholder="cache-control"
+        valuePlaceholder="no-store"
+        errors={errs('/headers')}
       />
       {general && (
         <p className="field-error" role="alert">
