@@ -25,7 +25,10 @@ export class MockFileError extends Error {
 }
 
 const EXTENSIONS = new Set(['.json', '.yaml', '.yml']);
+/** Folders that hold no mappings (compared in lower case: WireMock users write `__Files` too). */
 const SKIPPED_DIRS = new Set(['node_modules', '__files']);
+/** The largest body file read for a stub (the body limit of a step). */
+const BODY_FILE_BYTES = 512 * 1024;
 
 async function listFiles(root: string): Promise<string[]> {
   let stat: import('node:fs').Stats;
@@ -45,7 +48,7 @@ async function listFiles(root: string): Promise<string[]> {
       if (e.name.startsWith('.')) continue;
       const p = path.join(dir, e.name);
       if (e.isDirectory()) {
-        if (!SKIPPED_DIRS.has(e.name)) await walk(p);
+        if (!SKIPPED_DIRS.has(e.name.toLowerCase())) await walk(p);
       } else if (e.isFile() && EXTENSIONS.has(path.extname(e.name).toLowerCase())) out.push(p);
     }
   };
@@ -137,6 +140,7 @@ export async function loadMockFiles(root: string): Promise<Converted> {
     }
   }
   if (stubs.length > 0) {
+    await readBodyFiles(root, stubs);
     const wm = convertWireMock({ mappings: stubs });
     // pointers of the merged list → the file each stub came from
     const local = (p: string) => p.replace(/^\/mappings\/(\d+)/, (_m, i) => `${stubFiles[Number(i)]}#/mappings/${i}`);
@@ -146,4 +150,49 @@ export async function loadMockFiles(root: string): Promise<Converted> {
     merge(out, wm, null);
   }
   return out;
+}
+
+/**
+ * WireMock's `__files` folder for a mappings root: beside the mappings (`<root>/__files`) or, when the
+ * root is the mappings folder itself, beside it (`<root>/../__files`); any letter case.
+ */
+async function filesFolder(root: string): Promise<string | null> {
+  const base = (await fs.stat(root)).isFile() ? path.dirname(root) : root;
+  for (const dir of [base, path.dirname(base)]) {
+    let names: string[];
+    try {
+      names = await fs.readdir(dir);
+    } catch {
+      continue;
+    }
+    const found = names.find((n) => n.toLowerCase() === '__files');
+    if (found) return fs.realpath(path.join(dir, found));
+  }
+  return null;
+}
+
+/**
+ * A stub's `response.bodyFileName` read from `__files` into its `body` (WireMock serves that file as
+ * the body). Never outside the folder: a name that resolves elsewhere (`..`, an absolute path, a
+ * symbolic link out) is left unread, and the importer's warning says the body is empty.
+ */
+async function readBodyFiles(root: string, stubs: Json[]): Promise<void> {
+  if (!stubs.some((s) => isObject(s.response) && typeof s.response.bodyFileName === 'string')) return;
+  const folder = await filesFolder(root);
+  if (folder === null) return;
+  for (const [i, stub] of stubs.entries()) {
+    const res = isObject(stub.response) ? stub.response : null;
+    if (!res || typeof res.bodyFileName !== 'string' || res.body !== undefined || res.jsonBody !== undefined) continue;
+    let real: string;
+    try {
+      real = await fs.realpath(path.resolve(folder, res.bodyFileName));
+    } catch {
+      continue; // missing: the warning of the importer stands
+    }
+    if (!real.startsWith(`${folder}${path.sep}`)) continue;
+    const stat = await fs.stat(real);
+    if (!stat.isFile() || stat.size > BODY_FILE_BYTES) continue;
+    const { bodyFileName: _read, ...rest } = res;
+    stubs[i] = { ...stub, response: { ...rest, body: await fs.readFile(real, 'utf8') } };
+  }
 }

@@ -82,6 +82,31 @@ describe('mockyard serve --file', () => {
     }
   });
 
+  it('reads bodyFileName from __files (any letter case), never from outside it', async () => {
+    for (const files of ['__files', '__Files']) {
+      const base = `wm-bodies-${files}`;
+      write(`${base}/mappings/stubs.json`, {
+        mappings: [
+          { request: { method: 'GET', url: '/doc' }, response: { status: 200, bodyFileName: 'doc.json' } },
+          { request: { method: 'GET', url: '/deep' }, response: { status: 200, bodyFileName: 'sub/deep.txt' } },
+          { request: { method: 'GET', url: '/escape' }, response: { status: 200, bodyFileName: '../secret.txt' } },
+        ],
+      });
+      write(`${base}/${files}/doc.json`, '{"from":"file"}');
+      write(`${base}/${files}/sub/deep.txt`, 'deep body');
+      write(`${base}/secret.txt`, 'must not be served');
+      // the WireMock root, and the mappings folder itself, both find the bodies
+      for (const root of [path.join(dir, base), path.join(dir, base, 'mappings')]) {
+        const { get } = await serve(root);
+        expect((await get('/doc')).json).toEqual({ from: 'file' });
+        expect((await get('/deep')).text).toBe('deep body');
+        const escape = await get('/escape');
+        expect(escape.status).toBe(200);
+        expect(escape.text).not.toContain('must not');
+      }
+    }
+  });
+
   it('serves a WireMock folder (stubs of several files, JSON and YAML, on one route become one endpoint)', async () => {
     write('wm/mappings/todo.json', { mappings: WIREMOCK.mappings.slice(0, 3) });
     write(
