@@ -100,9 +100,9 @@ describe('mockyard serve --file', () => {
         const { get } = await serve(root);
         expect((await get('/doc')).json).toEqual({ from: 'file' });
         expect((await get('/deep')).text).toBe('deep body');
-        const escape = await get('/escape');
-        expect(escape.status).toBe(200);
-        expect(escape.text).not.toContain('must not');
+        const outside = await get('/escape');
+        expect(outside.status).toBe(200);
+        expect(outside.text).not.toContain('must not');
       }
     }
   });
