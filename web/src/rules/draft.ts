@@ -17,6 +17,7 @@ import {
   type StorageScope,
   VALUELESS_OPERATORS,
 } from '../types';
+import { parseStream, streamJson } from './stream-draft';
 
 /** Form state of a rule: numbers as typed text, rows with stable keys. */
 
@@ -44,25 +45,7 @@ export interface StepDraft {
   stream: string;
 }
 
-/** The stream fields of a step (docs/streams.md). */
-const STREAM_KEYS = ['events', 'repeat', 'keepOpen', 'chunks', 'llm'] as const;
-
-/** A step's stream fields as the editor's JSON text, '' when it answers one body. */
-export function streamJson(s: Partial<Step>): string {
-  const picked = Object.fromEntries(STREAM_KEYS.filter((k) => s[k] !== undefined).map((k) => [k, s[k]]));
-  return Object.keys(picked).length === 0 ? '' : JSON.stringify(picked, null, 2);
-}
-
-/** The editor's stream JSON as step fields, or null when it is not a JSON object. */
-export function parseStream(text: string): Partial<Step> | null {
-  if (text.trim() === '') return {};
-  try {
-    const v = JSON.parse(text);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Partial<Step>) : null;
-  } catch {
-    return null;
-  }
-}
+export { parseStream, streamJson };
 
 export interface ActionDraft {
   uid: number;
