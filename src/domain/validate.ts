@@ -188,10 +188,9 @@ function condition(raw: Json, at: string, p: Problems, opts: RuleImportOptions =
     else if (c.operator === 'less_than' && (c.value.trim() === '' || !Number.isFinite(Number(c.value)))) {
       p.add(`${at}/value`, 'less_than needs a numeric value');
     } else {
-      const why = valueProblem(c);
-      const heavy = why !== null && c.operator === 'matches_regex' && regexProblem(c.value)?.tooLarge === true;
-      if (why && heavy && opts.onHeavyRegex) opts.onHeavyRegex(`${at}/value`, why);
-      else if (why) p.add(`${at}/value`, why);
+      const problem = c.operator === 'matches_regex' ? regexProblem(c.value) : null;
+      if (problem?.tooLarge && opts.onHeavyRegex) opts.onHeavyRegex(`${at}/value`, problem.message);
+      else if (problem) p.add(`${at}/value`, problem.message);
     }
   } else {
     delete c.value;

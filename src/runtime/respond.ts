@@ -231,14 +231,7 @@ export function writeStep(
     headers = step.fixed.headers;
   } else {
     body = step.body(ctx);
-    const own: [string, string][] = [];
-    for (const [k, v] of step.headers) own.push([k, v(ctx)]);
-    const contentType = step.contentType ? step.contentType(ctx) : ep.contentType;
-    headers = answerHeaders(
-      own,
-      sendableHeaderValue(contentType) ? contentType : ep.contentType,
-      Buffer.byteLength(body),
-    );
+    headers = stepHeaders(step, ep, ctx, Buffer.byteLength(body));
   }
   const wait =
     step.delayMaxMs > step.delayMs
@@ -248,6 +241,20 @@ export function writeStep(
   note.sentDelay = wait;
   if (wait > 0) return sleep(wait).then(() => emitStep(res, ep, step, body, headers, note));
   return emitStep(res, ep, step, body, headers, note);
+}
+
+/** A templated step's headers, rendered: its own, its content type (else the endpoint's), ours. */
+export function stepHeaders(
+  step: CompiledStep,
+  ep: CompiledEndpoint,
+  ctx: MockContext,
+  length: number,
+  contentType?: string,
+): OutHeaders {
+  const own: [string, string][] = [];
+  for (const [k, v] of step.headers) own.push([k, v(ctx)]);
+  const given = contentType ?? (step.contentType ? step.contentType(ctx) : ep.contentType);
+  return answerHeaders(own, sendableHeaderValue(given) ? given : ep.contentType, length);
 }
 
 function emitStep(

@@ -7,19 +7,16 @@ import type { ServerResponse } from 'node:http';
 import type { CompiledEndpoint, CompiledStep } from './compile.js';
 import type { MockContext } from './context.js';
 import { llmAnswer } from './llm.js';
-import { type AnswerNote, answerHeaders, type OutHeaders, sendableHeaderValue } from './respond.js';
+import { type AnswerNote, type OutHeaders, stepHeaders } from './respond.js';
 import { type CompiledStream, frame, StreamWriter, writeChunks, writeEvents } from './stream.js';
 
 const SSE = 'text/event-stream; charset=utf-8';
 
+/** The step's headers for a streamed answer (no length: chunked); `contentType` overrides the step's. */
 function headersOf(step: CompiledStep, ep: CompiledEndpoint, ctx: MockContext, contentType: string | null): OutHeaders {
-  const own: [string, string][] = [];
-  for (const [k, v] of step.headers) own.push([k, v(ctx)]);
-  const given = step.contentType ? step.contentType(ctx) : null;
-  const type = contentType ?? (given && sendableHeaderValue(given) ? given : ep.contentType);
-  const h = answerHeaders(own, type, 0);
+  const h = stepHeaders(step, ep, ctx, 0, contentType ?? undefined);
   delete h['content-length'];
-  if (type.startsWith('text/event-stream')) {
+  if (String(h['content-type'] ?? '').startsWith('text/event-stream')) {
     h['cache-control'] = 'no-cache';
     h['x-accel-buffering'] = 'no';
   }

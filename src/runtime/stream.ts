@@ -8,7 +8,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Step } from '../domain/model.js';
 import type { MockContext } from './context.js';
 import type { OutHeaders } from './respond.js';
-import { compileTemplate, type Template } from './template.js';
+import { compileTemplate, constantTemplate, type Template } from './template.js';
 
 /** How often a kept-open stream writes a comment line, so proxies keep it. */
 export const HEARTBEAT_MS = 15_000;
@@ -42,7 +42,7 @@ export function compileStream(s: Step, sources: string[]): CompiledStream | null
       if (typeof e.data === 'string') {
         sources.push(e.data);
         data = compileTemplate(e.data);
-      } else if (e.data !== undefined) data = compileTemplate(JSON.stringify(e.data).replaceAll('{{', '{\\{'));
+      } else if (e.data !== undefined) data = constantTemplate(JSON.stringify(e.data));
       return {
         event: e.event,
         id: e.id,

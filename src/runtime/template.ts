@@ -321,7 +321,8 @@ export function compileTemplate(src: string): Template {
   };
 }
 
-function constantTemplate(text: string): Template {
+/** A template of fixed text (never parsed: `{{` in it is literal). */
+export function constantTemplate(text: string): Template {
   return Object.assign((_ctx: EvalContext): string => text, { constant: text });
 }
 

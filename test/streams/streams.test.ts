@@ -178,6 +178,12 @@ describe('streams', () => {
     expect(cut.ended && cut.error === undefined).toBe(false);
   });
 
+  it('events: an object is sent as its JSON, braces and all, never read as a template', async () => {
+    const url = await endpointWithStep('GET', '/literal', { events: [{ data: { text: '{{request.path}}', n: 1 } }] });
+    const r = await readSse(url);
+    expect(r.events.map((e) => e.data)).toEqual(['{"text":"{{request.path}}","n":1}']);
+  });
+
   it('chunks: the body in pieces, one every intervalMs', async () => {
     const url = await endpointWithStep('GET', '/slow', {
       body: 'abcdefghij',
