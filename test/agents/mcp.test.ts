@@ -8,7 +8,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, startTestServer, type TestServer } from '../helpers/server.js';
+import { RICH } from '../fixtures/rich-export.js';
+import { ADMIN_TOKEN, ROOT, startTestServer, type TestServer } from '../helpers/server.js';
 
 type Json = Record<string, unknown>;
 
@@ -78,11 +79,14 @@ const ALL_TOOLS = [
 describe('MCP server', () => {
   let s: TestServer;
   let token: string;
+  let me: string;
   let readKey: string;
   const clients: Client[] = [];
   beforeAll(async () => {
     s = await startTestServer('sqlite');
-    token = (await s.client.user()).token;
+    const u = await s.client.user();
+    token = u.token;
+    me = u.id;
     readKey = (await s.client.api('POST', '/api/auth/keys', { name: 'agent', scope: 'read' }, token)).json.key;
   });
   afterAll(async () => {
@@ -237,6 +241,21 @@ describe('MCP server', () => {
           seed: 'one',
         });
         expect(rendered.rendered).toMatch(/^9-z-h-[A-Za-z]{3}$/);
+      });
+
+      it('create_rule and create_endpoint take every rule feature: the REST API reads back what was sent', async () => {
+        const c = await connect(token);
+        const pid = (await ok(c, 'create_project', { name: `rich ${transport}` })).id as string;
+        await s.client.api('PATCH', `/api/admin/users/${me}`, { plan: 'pro' }, ADMIN_TOKEN);
+        const [first] = RICH.endpoints as Json[];
+        const { rules, ...fields } = first as { rules: Json[] } & Json;
+        const ep = await ok(c, 'create_endpoint', { projectId: pid, ...fields });
+        for (const rule of rules) await ok(c, 'create_rule', { projectId: pid, endpointId: ep.id, ...rule });
+        const back = (await s.client.api('GET', `/api/projects/${pid}/endpoints/${ep.id}`, undefined, token)).json;
+        expect(back.headers).toEqual(fields.headers);
+        expect(
+          back.rules.map(({ id: _i, endpointId: _e, state: _s, createdAt: _c, updatedAt: _u, ...r }: Json) => r),
+        ).toEqual(rules);
       });
 
       it('bad input and other tenants’ ids are tool errors with the API’s code', async () => {
