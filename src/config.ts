@@ -120,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mockScheme: 'http',
     caps: {
       renderChars: int(env, 'MOCKYARD_MAX_RENDER_CHARS', DEFAULT_CAPS.renderChars, 1024, 64 * 1024 * 1024),
+      templateIterations: int(env, 'MOCKYARD_TEMPLATE_MAX_ITERATIONS', DEFAULT_CAPS.templateIterations, 1, 10_000_000),
       storedValueBytes: int(
         env,
         'MOCKYARD_MAX_STORED_VALUE_BYTES',

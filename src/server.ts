@@ -129,6 +129,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
     requestLog,
     log,
     renderLimit: config.caps.renderChars,
+    iterationLimit: config.caps.templateIterations,
     hot: store.hot,
     recorder,
   });

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CollectionOperation, HttpMethod } from './constants.js';
 import { type ErrorDetail, validationError } from './errors.js';
+import { templateDetails } from './template-syntax.js';
 
 type Item = Record<string, unknown>;
 
@@ -29,6 +30,7 @@ export function checkSeed(seed: Item[], idField: string, at = '/seed'): Item[] {
   });
   if (bytes > SEED_CAPS.seedBytes)
     details.push({ path: at, message: `a seed may hold at most ${SEED_CAPS.seedBytes} bytes of JSON` });
+  details.push(...templateDetails(seed, at));
   if (details.length > 0) throw validationError(details);
   const out = seed.map((item, i) => {
     const withId = item[idField] === undefined ? { ...item, [idField]: randomUUID() } : item;

@@ -112,6 +112,8 @@ export interface Caps {
   storedNames: number;
   /** mock sessions remembered per project */
   sessionsPerProject: number;
+  /** loop iterations one template render may run (docs/templates.md "Caps") */
+  templateIterations: number;
 }
 
 export const DEFAULT_CAPS: Caps = {
@@ -119,4 +121,5 @@ export const DEFAULT_CAPS: Caps = {
   storedValueBytes: 64 * 1024,
   storedNames: 1000,
   sessionsPerProject: 10_000,
+  templateIterations: 10_000,
 };

@@ -8,6 +8,7 @@ export const ERRORS = {
   invalid_json: { status: 400, message: 'The request body is not valid JSON' },
   invalid_body: { status: 400, message: 'The body must be a JSON object' },
   validation_failed: { status: 400, message: 'The request is not valid' },
+  template_invalid: { status: 400, message: 'The template does not parse' },
   unknown_format: {
     status: 400,
     message:
@@ -46,6 +47,9 @@ export type ErrorCode = keyof typeof ERRORS;
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** where in a template the problem is (a template that does not parse) */
+  line?: number;
+  column?: number;
 }
 
 export class AppError extends Error {

@@ -79,3 +79,30 @@ export function regexProblem(pattern: string): { message: string; tooLarge: bool
     throw e;
   }
 }
+
+/** Compiled patterns of template helpers (regexMatch, regexExtract), the most recent 200. */
+const groupCache = new Map<string, { re: RE2JS; readChars: number } | null>();
+
+/**
+ * The first match of `pattern` in `input` with its groups (`[whole, group1, …]`), or null when it
+ * does not match or the pattern is invalid or too large. Reads at most the bounded prefix of the input.
+ */
+export function regexGroups(pattern: string, input: string): (string | undefined)[] | null {
+  let entry = groupCache.get(pattern);
+  if (entry === undefined) {
+    try {
+      const bounded = compileBounded(pattern);
+      entry = { re: RE2JS.compile(pattern), readChars: bounded.readChars };
+    } catch {
+      entry = null;
+    }
+    if (groupCache.size >= 200) groupCache.delete(groupCache.keys().next().value as string);
+    groupCache.set(pattern, entry);
+  }
+  if (entry === null) return null;
+  const m = entry.re.matcher(input.length > entry.readChars ? input.slice(0, entry.readChars) : input);
+  if (!m.find()) return null;
+  const out: (string | undefined)[] = [];
+  for (let i = 0; i <= m.groupCount(); i++) out.push(m.group(i) ?? undefined);
+  return out;
+}

@@ -22,6 +22,7 @@ import {
 } from './model.js';
 import { routeKey, validatePattern } from './paths.js';
 import { regexProblem } from './regex.js';
+import { templateDetails } from './template-syntax.js';
 
 /** Why a condition's value cannot be compiled (a regex that is invalid or too large), or null. */
 const valueProblem = (c: Condition): string | null =>
@@ -33,6 +34,10 @@ class Problems {
   readonly list: ErrorDetail[] = [];
   add(path: string, message: string): void {
     this.list.push({ path, message });
+  }
+  /** Each template in `v` (a string, or the strings of an object or list) that does not parse (docs/templates.md). */
+  templates(v: unknown, at: string): void {
+    this.list.push(...templateDetails(v, at));
   }
   throwIfAny(): void {
     if (this.list.length > 0) throw validationError(this.list);
@@ -77,6 +82,30 @@ export interface ProjectInput {
   fallbackUrl?: string | null;
   slug?: string;
   recording?: boolean;
+  config?: Record<string, string>;
+}
+
+/** Config variables (docs/templates.md): names of [A-Za-z0-9_], at most 100, values at most 4 KiB. */
+export const CONFIG_LIMITS = { names: 100, valueBytes: 4096 } as const;
+const CONFIG_NAME = /^[A-Za-z0-9_]{1,100}$/;
+
+function projectConfig(raw: unknown, p: Problems): Record<string, string> {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    p.add('/config', 'config must be an object of names to text values');
+    return {};
+  }
+  const entries = Object.entries(raw);
+  if (entries.length > CONFIG_LIMITS.names) p.add('/config', `config holds at most ${CONFIG_LIMITS.names} variables`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of entries) {
+    if (!CONFIG_NAME.test(k)) p.add(`/config/${k}`, 'config names are 1–100 of A-Z, a-z, 0-9 and _');
+    else if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean')
+      p.add(`/config/${k}`, 'config values are text');
+    else if (Buffer.byteLength(String(v)) > CONFIG_LIMITS.valueBytes)
+      p.add(`/config/${k}`, `config values are at most ${CONFIG_LIMITS.valueBytes} bytes`);
+    else out[k] = String(v);
+  }
+  return out;
 }
 
 export function validateProject(body: Json, partial: boolean): ProjectInput {
@@ -88,6 +117,7 @@ export function validateProject(body: Json, partial: boolean): ProjectInput {
     if (typeof body.recording !== 'boolean') p.add('/recording', 'recording must be true or false');
     else out.recording = body.recording;
   }
+  if (body.config !== undefined) out.config = projectConfig(body.config, p);
   if (body.slug !== undefined) {
     if (typeof body.slug !== 'string' || !SLUG.test(body.slug))
       p.add('/slug', 'slug must be a DNS label: 1–63 of a-z, 0-9 and -, not starting or ending with -');
@@ -136,6 +166,8 @@ export function validateEndpoint(body: Json, current?: Endpoint): EndpointInput 
     );
   const headers = (body.headers as Record<string, string> | undefined) ?? current?.headers ?? {};
   checkHeaders(headers, '/headers', p);
+  if (body.headers !== undefined) p.templates(headers, '/headers');
+  if (typeof body.responseBody === 'string') p.templates(body.responseBody, '/responseBody');
   const contentType = body.contentType;
   if (typeof contentType === 'string' && UNSENDABLE.test(contentType))
     p.add('/contentType', 'contentType must be Latin-1 text without CR, LF, NUL or other control characters');
@@ -229,6 +261,13 @@ function response(raw: Json | null, p: Problems): RuleResponse | null {
     const st = step(s);
     checkHeaders(st.headers, `/response/steps/${i}/headers`, p);
     checkStream(st, `/response/steps/${i}`, p);
+    p.templates(st.body, `/response/steps/${i}/body`);
+    p.templates(st.headers, `/response/steps/${i}/headers`);
+    p.templates(
+      st.events?.map((e) => ({ data: e.data })),
+      `/response/steps/${i}/events`,
+    );
+    p.templates(st.llm?.text, `/response/steps/${i}/llm/text`);
     return st;
   });
   return { mode: ((raw.mode as SequenceMode | undefined) ?? 'loop') as SequenceMode, steps };
@@ -309,6 +348,11 @@ export function validateRule(body: Json, current?: RuleInput, opts: RuleImportOp
     body.actions !== undefined
       ? (body.actions as Json[]).map((a, i) => action(a, `/actions/${i}`, p))
       : (current?.actions ?? []);
+  if (body.actions !== undefined)
+    actions.forEach((a, i) => {
+      if (a.type === 'http_request') p.templates({ url: a.url, body: a.body, headers: a.headers }, `/actions/${i}`);
+      else if (a.type !== 'delete_variable') p.templates(a.value, `/actions/${i}/value`);
+    });
   p.throwIfAny();
   return {
     name,

@@ -14,6 +14,7 @@ import { type CompiledStream, compileStream } from './stream.js';
 import {
   compileTemplate,
   countedCollections,
+  listedCollections,
   referencesProjectStorage,
   referencesStorage,
   type Template,
@@ -138,6 +139,8 @@ export interface CompiledEndpoint {
   } | null;
   /** collections whose count a template reads ({{collection.NAME.count}}) */
   readonly counts: readonly string[];
+  /** collections whose items a template reads ({{#each collection.NAME.items}}) */
+  readonly lists: readonly string[];
   /**
    * What evaluating the rules can wait for: `never` (no storage to load, no rule with an action or
    * a counter), `hits` (rules with counters but nothing to load and no actions: a hit counter is
@@ -203,6 +206,8 @@ export interface CompiledProject {
   readonly router: Router<CompiledEndpoint>;
   /** some template calls faker: it must be loaded before the project is served */
   readonly usesFaker: boolean;
+  /** config variables (`{{config.NAME}}`) */
+  readonly config: ReadonlyMap<string, string>;
   /** the project's collections by name; `render` gives the seed for a new session's copy */
   readonly collections: ReadonlyMap<string, CompiledCollection>;
 }
@@ -338,8 +343,10 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     const readsStorage = conditionTargets.has('endpoint') || sources.some(referencesStorage);
     const readsProjectStorage = conditionTargets.has('project') || sources.some(referencesProjectStorage);
     const counted = sources.flatMap(countedCollections);
+    const listed = sources.flatMap(listedCollections);
     // an empty list shared, not one per endpoint (10,000 endpoints: 0.3 MB)
     const counts = counted.length === 0 ? NO_COUNTS : [...new Set(counted)];
+    const lists = listed.length === 0 ? NO_COUNTS : [...new Set(listed)];
     const params = [...e.path.matchAll(/(?:^|\/):([^/]+)/g)].map((m) => m[1]);
     router.add(e.method, e.path, {
       id: e.id,
@@ -363,8 +370,13 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
           }
         : null,
       counts,
+      lists,
       waits:
-        readsStorage || readsProjectStorage || counts.length > 0 || rules.some((r) => r.actions.length > 0)
+        readsStorage ||
+        readsProjectStorage ||
+        counts.length > 0 ||
+        lists.length > 0 ||
+        rules.some((r) => r.actions.length > 0)
           ? 'steps'
           : rules.some((r) => r.counted)
             ? 'hits'
@@ -378,6 +390,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     recording: cfg.project.recording && cfg.project.fallbackUrl !== null,
     router: router.built(),
     usesFaker: anyFaker,
+    config: new Map(Object.entries(cfg.project.config ?? {})),
     collections: new Map(
       cfg.collections.map((c) => [
         c.name,

@@ -186,11 +186,16 @@ export class MockContext implements EvalContext {
   projectStorage = NO_STORAGE as Map<string, string>;
   /** set by the engine when a template reads collection counts */
   collectionCounts: Map<string, number> | undefined = undefined;
+  /** set by the engine when a template lists collection items */
+  collectionItems: Map<string, readonly unknown[]> | undefined = undefined;
+  /** the project's config variables */
+  config: ReadonlyMap<string, string> | undefined = undefined;
   readonly rng: () => number;
   /** X-Mockyard-Seed was sent: `rng` is the seeded one */
   readonly seeded: boolean;
   private jsonCache: { ok: true; value: unknown } | { ok: false } | null = null;
   readonly renderLimit: number;
+  iterationLimit: number | undefined = undefined;
   regexMs = 0;
   stream: { index: number; round: number } | undefined = undefined;
 

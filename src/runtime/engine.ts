@@ -185,12 +185,13 @@ export class Engine {
     const traces: RuleTrace[] = [];
     if (ep.readsStorage)
       ctx.storage = (yield hot.storage({ kind: 'endpoint', id: ep.id }, session)) as Map<string, string>;
-    if (ep.counts.length > 0) {
+    if (ep.counts.length > 0 || ep.lists.length > 0) {
       const counts = new Map<string, number>();
-      for (const name of ep.counts) {
+      const items = new Map<string, readonly unknown[]>();
+      const ref = (name: string) => {
         const def = r.collections.get(name);
-        if (!def) continue;
-        const ref = {
+        if (!def) return null;
+        return {
           projectId: r.projectId,
           name,
           idField: def.idField,
@@ -198,10 +199,25 @@ export class Engine {
           base: def.base(),
           session,
         };
-        const res = (yield hot.collection(ref, { op: 'count' })) as { kind: string; count?: number };
+      };
+      for (const name of ep.counts) {
+        const at = ref(name);
+        if (!at) continue;
+        const res = (yield hot.collection(at, { op: 'count' })) as { kind: string; count?: number };
         if (res.count !== undefined) counts.set(name, res.count);
       }
+      for (const name of ep.lists) {
+        const at = ref(name);
+        if (!at) continue;
+        const res = (yield hot.collection(at, { op: 'list' })) as { kind: string; raw?: string[] };
+        if (res.raw !== undefined)
+          items.set(
+            name,
+            res.raw.map((text) => JSON.parse(text) as unknown),
+          );
+      }
       ctx.collectionCounts = counts;
+      ctx.collectionItems = items;
     }
     if (ep.readsProjectStorage)
       ctx.projectStorage = (yield hot.storage({ kind: 'project', id: r.projectId }, session)) as Map<string, string>;

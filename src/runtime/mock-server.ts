@@ -53,6 +53,8 @@ export interface MockServerDeps {
   rng?: () => number;
   /** characters one rendered template may hold (docs/limits.md) */
   renderLimit?: number;
+  /** loop iterations one template render may run */
+  iterationLimit?: number;
   /** the store's hot state (collections answer through it) */
   hot: HotState;
   /** writes the answers of projects in record mode */
@@ -242,7 +244,16 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     const seedHeader = req.headers[SEED_HEADER];
     const seed = seedHeader === undefined ? null : String(seedHeader);
     const ctx = new MockContext(view, seed, Math.random, renderLimit);
-    if (ep.rules.length === 0 && !ep.readsStorage && !ep.readsProjectStorage && ep.counts.length === 0 && !ep.data) {
+    ctx.config = project.config;
+    ctx.iterationLimit = deps.iterationLimit;
+    if (
+      ep.rules.length === 0 &&
+      !ep.readsStorage &&
+      !ep.readsProjectStorage &&
+      ep.counts.length === 0 &&
+      ep.lists.length === 0 &&
+      !ep.data
+    ) {
       // no rules and nothing stored to read: the templated default, rendered at once
       finish(x, writeDefaultOf(x, ep, ctx));
       return;

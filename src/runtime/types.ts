@@ -48,6 +48,12 @@ export interface EvalContext {
   readonly projectStorage: Map<string, string>;
   /** item counts of the collections a template reads, as this request's session sees them */
   readonly collectionCounts?: Map<string, number>;
+  /** items of the collections a template lists (`collection.NAME.items`), as this request's session sees them */
+  readonly collectionItems?: Map<string, readonly unknown[]>;
+  /** the project's config variables (`{{config.NAME}}`) */
+  readonly config?: ReadonlyMap<string, string>;
+  /** the WebSocket message being answered (`{{message.text}}`, `{{message.json.a}}`) */
+  readonly message?: { readonly text: string; json(): unknown };
   /** uniform in [0, 1) */
   rng(): number;
   /** ms since epoch */
@@ -61,6 +67,8 @@ export interface EvalContext {
   json(): { ok: true; value: unknown } | { ok: false };
   /** characters one rendered template may hold (docs/limits.md); 1 MiB when not given */
   readonly renderLimit?: number;
+  /** loop iterations one template render may run (`MOCKYARD_TEMPLATE_MAX_ITERATIONS`); 10,000 when not given */
+  readonly iterationLimit?: number;
   /** ms this request has spent matching regular expressions (src/runtime/conditions.ts) */
   regexMs?: number;
   /** while a step's events are written: the event's number (from 0) and the repetition */

@@ -44,7 +44,13 @@ describe.each(DIALECTS)('output and state caps (%s)', (dialect) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer(dialect, {
-      caps: { renderChars: 1024 * 1024, storedValueBytes: 64 * 1024, storedNames: 5, sessionsPerProject: 3 },
+      caps: {
+        renderChars: 1024 * 1024,
+        storedValueBytes: 64 * 1024,
+        storedNames: 5,
+        sessionsPerProject: 3,
+        templateIterations: 10_000,
+      },
       maxProjectsPerUser: 3,
       maxEndpointsPerProject: 4,
       importTimeoutMs: 1500,
