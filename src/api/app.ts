@@ -27,6 +27,7 @@ import { mcpRoutes } from './mcp-routes.js';
 import { presetRoutes } from './preset-routes.js';
 import { projectRoutes } from './project-routes.js';
 import { ruleRoutes } from './rule-routes.js';
+import { templateRoutes } from './template-routes.js';
 
 const BODY_LIMIT = 1024 * 1024;
 /** Record ids are base64url (src/domain/ids.ts); a route parameter of another shape names nothing. */
@@ -189,6 +190,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
   collectionRoutes(app, opts);
   mcpRoutes(app, opts);
   presetRoutes(app, opts);
+  templateRoutes(app, opts);
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
   app.get('/api/docs', { schema: { hide: true }, config: { access: 'public' } }, async (_req, reply) => {

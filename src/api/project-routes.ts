@@ -46,7 +46,13 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
       if (v.recording && !v.fallbackUrl) throw recordingNeedsTarget();
       const project = await store.projects.create(
         me.id,
-        { name: v.name as string, fallbackUrl: v.fallbackUrl ?? null, slug: v.slug, recording: v.recording },
+        {
+          name: v.name as string,
+          fallbackUrl: v.fallbackUrl ?? null,
+          slug: v.slug,
+          recording: v.recording,
+          config: v.config,
+        },
         config.maxProjectsPerUser,
       );
       reply.code(201);
@@ -76,7 +82,8 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
     {
       schema: {
         tags,
-        summary: 'Rename, set fallbackUrl, switch record mode, or change the slug (409 when taken)',
+        summary:
+          'Rename, set fallbackUrl, switch record mode, set config variables, or change the slug (409 when taken)',
         body: ProjectPatch,
       },
     },

@@ -81,6 +81,7 @@ export class Mockyard {
   readonly collections;
   readonly imports;
   readonly presets;
+  readonly templates;
   private readonly t: Transport;
 
   constructor(readonly options: MockyardOptions) {
@@ -97,6 +98,7 @@ export class Mockyard {
     this.collections = r.collections;
     this.imports = r.imports;
     this.presets = r.presets;
+    this.templates = r.templates;
   }
 
   /** The same client with another token (e.g. after `auth.register`). */

@@ -152,6 +152,26 @@ export interface Presets {
   /** the endpoints of an LLM API (`openai` or `anthropic`) answering in its wire format (docs/streams.md) */
   create(projectId: string, body: { preset: 'openai' | 'anthropic' }): Promise<{ created: Endpoint[] }>;
 }
+export interface TemplateHelper {
+  name: string;
+  family: string;
+  signature: string;
+  description: string;
+  example: string;
+  output?: string;
+  random?: boolean;
+  block?: boolean;
+  aliases?: string[];
+}
+export interface Templates {
+  /** every template helper (docs/templates.md) */
+  helpers(): Promise<TemplateHelper[]>;
+  /** a template rendered against a sample request, with the project's config variables */
+  render(
+    projectId: string,
+    body: { template: string; request?: Record<string, unknown>; seed?: string },
+  ): Promise<{ output: string }>;
+}
 export interface Imports {
   /** any supported format, detected */
   any(projectId: string, doc: unknown, query?: OnConflict): Promise<ImportReport>;
@@ -239,7 +259,11 @@ export function resources(t: Transport) {
     har: r('POST', `${P}/import/har`, true),
   };
   const presets: Presets = { create: r('POST', `${P}/presets`, true) };
-  return { auth, keys, admin, projects, endpoints, rules, requests, storage, collections, imports, presets };
+  const templates: Templates = {
+    helpers: r('GET', '/api/templates/helpers'),
+    render: r('POST', `${P}/templates/render`, true),
+  };
+  return { auth, keys, admin, projects, endpoints, rules, requests, storage, collections, imports, presets, templates };
 }
 
 /** GET on a Server-Sent Events route: entries to a callback until closed. */

@@ -42,6 +42,8 @@ export const ProjectRecord = Type.Object({
   slug: Type.String({ description: 'DNS label of the project’s mock host' }),
   /** record mode: every mock request is proxied to fallbackUrl and its answer recorded (docs/interop.md) */
   recording: Type.Boolean({ description: 'record mode: requests go to fallbackUrl and answers become mocks' }),
+  /** config variables, read in templates as `{{config.NAME}}` (docs/templates.md) */
+  config: Type.Record(Type.String(), Type.String(), { description: 'config variables: {{config.NAME}} in templates' }),
   createdAt: IsoTime,
   updatedAt: IsoTime,
 });

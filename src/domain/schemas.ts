@@ -79,6 +79,11 @@ export const ProjectBody = Type.Object(
           'record mode: every mock request is forwarded to fallbackUrl and each answer becomes an endpoint, or a rule keyed by the query and body (needs a fallbackUrl)',
       }),
     ),
+    config: Type.Optional(
+      Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 4096 }), {
+        description: `config variables read in templates as {{config.NAME}}: names of A-Z, a-z, 0-9 and _, at most ${100}, values at most 4 KiB`,
+      }),
+    ),
     slug: Type.Optional(
       Type.String({
         maxLength: 63,

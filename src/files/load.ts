@@ -105,6 +105,7 @@ function merge(a: Converted, b: Converted, file: string | null): void {
   a.skipped.push(...b.skipped);
   a.warnings.push(...b.warnings.map((w) => ({ ...w, pointer: at(w.pointer) })));
   a.fallbackUrl ??= b.fallbackUrl;
+  if (b.config) a.config = { ...b.config, ...a.config };
   a.name ??= b.name;
 }
 

@@ -59,6 +59,9 @@ export async function syncProject(
   const project = await store.projects.require(ownerId, projectId);
   const fallbackUrl = conv.fallbackUrl ?? null;
   if (project.fallbackUrl !== fallbackUrl) await store.projects.update(ownerId, projectId, { fallbackUrl });
+  const config = conv.config ?? {};
+  if (JSON.stringify(project.config) !== JSON.stringify(config))
+    await store.projects.update(ownerId, projectId, { config });
 
   const current = new Map((await store.collections.list(ownerId, projectId)).map((c) => [c.name, c]));
   for (const c of conv.collections) {

@@ -184,6 +184,14 @@ export async function applyImport(
   }
   if (conv.projectStorage.length > 0)
     await store.hot.updateStorage({ kind: 'project', id: projectId }, '', () => conv.projectStorage);
+  if (conv.config && Object.keys(conv.config).length > 0) {
+    try {
+      const { config } = validateProject({ config: { ...conv.config, ...project.config } }, true);
+      await store.projects.update(ownerId, projectId, { config });
+    } catch (e) {
+      report.warnings.push({ pointer: '/project/config', message: `the config variables are not set: ${why(e)}` });
+    }
+  }
   if (conv.fallbackUrl) {
     if (project.fallbackUrl === null) {
       try {

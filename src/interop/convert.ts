@@ -76,6 +76,7 @@ function exportToDrafts(doc: Static<typeof ExportDocumentSchema>): Converted {
   const out = emptyConverted('mockyard');
   out.name = doc.project.name;
   out.fallbackUrl = doc.project.fallbackUrl ?? null;
+  if (doc.project.config) out.config = doc.project.config;
   doc.endpoints.forEach((e, i) => {
     const { rules = [], ...fields } = e;
     const key = `${String(fields.method).toUpperCase()} ${fields.path}`;

@@ -57,6 +57,7 @@ export const ExportDocumentSchema = Type.Object(
       {
         name: Type.String({ maxLength: 1000 }),
         fallbackUrl: Type.Optional(Type.Union([Type.String({ maxLength: LIMITS.urlLength }), Type.Null()])),
+        config: Type.Optional(Type.Record(Type.String(), Type.String())),
       },
       { additionalProperties: false },
     ),
@@ -109,7 +110,7 @@ export interface ExportedEndpoint {
 export interface ExportDocument {
   mockyard: typeof EXPORT_VERSION;
   exportedAt: string;
-  project: { name: string; fallbackUrl: string | null };
+  project: { name: string; fallbackUrl: string | null; config?: Record<string, string> };
   endpoints: ExportedEndpoint[];
   collections?: { name: string; idField: string; seed: Record<string, unknown>[] }[];
   storage?: Record<string, Record<string, string>>;
@@ -136,6 +137,7 @@ export async function exportProject(
     project: { name: project.name, fallbackUrl: project.fallbackUrl },
     endpoints: [],
   };
+  if (Object.keys(project.config).length > 0) doc.project.config = project.config;
   const collections = await store.collections.list(ownerId, projectId);
   if (collections.length > 0)
     doc.collections = collections.map((c) => ({ name: c.name, idField: c.idField, seed: c.seed }));
@@ -177,6 +179,7 @@ export type ExportDocumentInput = Static<typeof ExportDocumentSchema>;
 interface CheckedImport {
   name: string;
   fallbackUrl: string | null;
+  config: Record<string, string>;
   endpoints: { input: EndpointInput; rules: RuleInput[]; storage: [string, string][] }[];
   collections: { name: string; idField: string; seed: Record<string, unknown>[] }[];
   projectStorage: [string, string][];
@@ -212,7 +215,10 @@ export interface ImportLimits {
 export function checkImport(doc: ExportDocumentInput, nameOverride: string | undefined, limits: ImportLimits) {
   const problems: ErrorDetail[] = [];
   const project = under('/project', problems, () =>
-    validateProject({ name: doc.project.name, fallbackUrl: doc.project.fallbackUrl ?? null }, false),
+    validateProject(
+      { name: doc.project.name, fallbackUrl: doc.project.fallbackUrl ?? null, config: doc.project.config ?? {} },
+      false,
+    ),
   );
   let name = project?.name ?? '';
   if (nameOverride !== undefined) {
@@ -222,6 +228,7 @@ export function checkImport(doc: ExportDocumentInput, nameOverride: string | und
   const out: CheckedImport = {
     name,
     fallbackUrl: project?.fallbackUrl ?? null,
+    config: project?.config ?? {},
     endpoints: [],
     collections: [],
     projectStorage: Object.entries(doc.projectStorage ?? {}),
@@ -305,7 +312,7 @@ export async function importProject(
   const { rulesPerEndpoint } = limits;
   const project = await store.projects.create(
     ownerId,
-    { name: checked.name, fallbackUrl: checked.fallbackUrl },
+    { name: checked.name, fallbackUrl: checked.fallbackUrl, config: checked.config },
     limits.projectsPerUser,
   );
   try {

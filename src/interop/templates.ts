@@ -1,10 +1,40 @@
 /**
- * WireMock's and Mockoon's Handlebars helpers → Mockyard templates (docs/api.md "Rules", docs/stateful-mocks.md). The common
- * ones map one to one (`{{request.query.q}}`, `{{jsonPath request.body '$.a'}}`, `{{urlParam 'id'}}`,
- * `{{faker 'person.firstName'}}`, `{{now}}`, …); anything else is left as written, with a warning,
- * and renders as the empty string.
+ * WireMock's and Mockoon's Handlebars templates → Mockyard templates (docs/templates.md "Coming from
+ * Mockoon or WireMock"). Mockyard speaks Handlebars with their helper names, so most of a template
+ * stays as written; the helpers whose meaning differs are rewritten (`{{request.path.[1]}}` → the
+ * route's parameter, WireMock's exclusive `randomInt upper`, WireMock's `date` → `dateFormat`), and a
+ * helper with no equivalent is left as written with a warning (it renders as the empty string).
  */
+import { parseExpr } from '../domain/template-expr.js';
+import { HELPERS } from '../runtime/templates/helpers.js';
+import { MOCKOON_NAMES, WIREMOCK_NAMES } from '../runtime/templates/peer-names.js';
 import type { ImportWarning } from './types.js';
+
+/** The peers' names that have no equivalent here: a single word of one of them warns. */
+const UNSUPPORTED = new Set(
+  [...MOCKOON_NAMES, ...WIREMOCK_NAMES].filter((p) => p.mockyard === null).map((p) => p.name),
+);
+const BLOCKS = new Set(['if', 'unless', 'each', 'with', 'repeat', 'switch', 'case', 'default', 'assign']);
+
+/** True when Mockyard renders the tag as the peer would: every helper it calls is one of Mockyard's. */
+function native(tag: string): boolean {
+  const sigil = /^(?:[#^]|else\b)/.exec(tag);
+  const body = tag.replace(/^(?:[#^/]|else\b)\s*/, '');
+  if (tag.startsWith('/')) return BLOCKS.has(body.trim()) || !UNSUPPORTED.has(body.trim());
+  if (body.trim() === '') return sigil !== null;
+  const e = parseExpr(body);
+  if (e === null) return false;
+  let ok = true;
+  const visit = (x: NonNullable<ReturnType<typeof parseExpr>>, head: boolean): void => {
+    if (x.k === 'call') {
+      if (!HELPERS.has(x.name) && !(head && BLOCKS.has(x.name))) ok = false;
+      for (const a of x.args) visit(a, false);
+      for (const [, h] of x.hash) visit(h, false);
+    } else if (x.k === 'path' && x.segs.length === 1 && !x.self && !x.data && UNSUPPORTED.has(x.segs[0])) ok = false;
+  };
+  visit(e, sigil !== null);
+  return ok;
+}
 
 export type Dialect = 'wiremock' | 'mockoon';
 
@@ -111,11 +141,12 @@ function wiremockExpr(tokens: Token[], ctx: TemplateContext): string | null {
     if (!Number.isFinite(min) || !Number.isFinite(max)) return null;
     return `faker "number.int" ${JSON.stringify({ min, max: max - 1 })}`;
   }
-  if (name === 'now') {
+  if (name === 'date' && rest[0] && rest[0].key === undefined && !rest[0].quoted) {
+    // WireMock's date formats a date (Mockoon's, which Mockyard's is, makes a random one)
+    const offset = arg(rest, 'offset');
     const format = arg(rest, 'format');
-    if (arg(rest, 'offset') !== undefined) return null;
-    if (format === 'epoch') return '$timestamp';
-    return format === undefined ? '$isoDate' : null;
+    const date = offset === undefined ? rest[0].value : `(dateAdd ${rest[0].value} ${JSON.stringify(offset)})`;
+    return `dateFormat ${date}${format === undefined ? '' : ` ${JSON.stringify(format)}`}`;
   }
   return null;
 }
@@ -170,11 +201,14 @@ export function translateTemplate(text: string, ctx: TemplateContext): string {
   const untranslated = new Set<string>();
   const out = text.replace(/\{\{\{?\s*([^{}]*?)\s*\}?\}\}/g, (whole, expr: string) => {
     const tokens = tokenize(expr);
-    if (tokens.length === 0 || /^[#/^>!]|^else\b/.test(expr)) {
+    if (/^!/.test(expr)) return whole;
+    if (tokens.length === 0 || /^[#/^>]|^else\b/.test(expr)) {
+      if (native(expr)) return whole;
       untranslated.add(whole);
       return whole;
     }
     const mapped = ctx.dialect === 'wiremock' ? wiremockExpr(tokens, ctx) : mockoonExpr(tokens);
+    if (mapped === null && native(expr)) return whole;
     if (mapped === null) {
       untranslated.add(whole);
       return whole;

@@ -41,6 +41,8 @@ export interface Converted {
   name?: string;
   /** where unmatched requests go (Mockoon's proxy mode, a Mockyard export) */
   fallbackUrl?: string | null;
+  /** the project's config variables (a Mockyard export) */
+  config?: Record<string, string>;
   endpoints: DraftEndpoint[];
   collections: { name: string; idField: string; seed: Record<string, unknown>[]; pointer: string }[];
   projectStorage: [string, string][];

@@ -15,6 +15,7 @@ export interface ProjectFields {
   fallbackUrl?: string | null;
   slug?: string;
   recording?: boolean;
+  config?: Record<string, string>;
 }
 
 const slugTaken = () => new AppError('conflict', 'That slug is taken by another project');
@@ -50,6 +51,7 @@ export class Projects {
       name: input.name,
       fallback_url: input.fallbackUrl ?? null,
       recording: input.recording ? 1 : 0,
+      config: input.config && Object.keys(input.config).length > 0 ? JSON.stringify(input.config) : null,
       created_at: at,
       updated_at: at,
     };
@@ -80,7 +82,7 @@ export class Projects {
       slug = await this.withFreshSlug(input.name, insert);
     }
     this.core.changed(base.id);
-    return toProject({ ...base, slug, seq: 0, version: 1 });
+    return toProject({ ...base, slug, seq: 0, version: 1, validation: null });
   }
 
   async get(ownerId: string, projectId: string): Promise<Project | null> {
@@ -106,12 +108,15 @@ export class Projects {
       fallback_url?: string | null;
       slug?: string;
       recording?: number;
+      config?: string | null;
       version: RawBuilder<number>;
     } = { updated_at: nowIso(), version: sql<number>`version + 1` };
     if (patch.name !== undefined) set.name = patch.name;
     if (patch.fallbackUrl !== undefined) set.fallback_url = patch.fallbackUrl;
     if (patch.slug !== undefined) set.slug = patch.slug;
     if (patch.recording !== undefined) set.recording = patch.recording ? 1 : 0;
+    if (patch.config !== undefined)
+      set.config = Object.keys(patch.config).length > 0 ? JSON.stringify(patch.config) : null;
     let updated: bigint;
     try {
       const res = await this.core.db

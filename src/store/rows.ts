@@ -14,6 +14,7 @@ export const toProject = (r: Row<'projects'>): Project => ({
   name: r.name,
   fallbackUrl: r.fallback_url ?? null,
   recording: Boolean(r.recording),
+  config: r.config ? (JSON.parse(r.config) as Record<string, string>) : {},
   slug: r.slug ?? '',
   createdAt: r.created_at,
   updatedAt: r.updated_at,

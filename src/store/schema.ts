@@ -26,6 +26,10 @@ export interface ProjectsTable {
   name: string;
   fallback_url: string | null;
   recording: Generated<number>;
+  /** config variables as JSON ({} when null) */
+  config: ColumnType<string | null, string | null | undefined, string | null>;
+  /** contract validation modes as JSON (null: the defaults) */
+  validation: ColumnType<string | null, string | null | undefined, string | null>;
   /** DNS label, unique: the project's mock host is `<slug>.<MOCKYARD_MOCK_DOMAIN>` */
   slug: string | null;
   version: Generated<number>;

@@ -127,6 +127,15 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
       },
     },
     // headers of an endpoint's default answer (docs/api.md "Endpoints")
+    // config variables and contract validation modes of a project (docs/templates.md)
+    '0010_project_settings': {
+      up: async (db) => {
+        const table = (await db.introspection.getTables()).find((t) => t.name === 'projects');
+        const has = (name: string) => table?.columns.some((c) => c.name === name);
+        if (!has('config')) await run(db, ['ALTER TABLE projects ADD COLUMN config TEXT']);
+        if (!has('validation')) await run(db, ['ALTER TABLE projects ADD COLUMN validation TEXT']);
+      },
+    },
     '0009_endpoint_headers': {
       up: async (db) => {
         const table = (await db.introspection.getTables()).find((t) => t.name === 'endpoints');
