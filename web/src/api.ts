@@ -46,6 +46,26 @@ export function setToken(token: string | null): void {
 }
 
 /** An error answer of the API, `{error: {code, message, details?}}`, or a network failure (status 0). */
+export interface TemplateHelper {
+  name: string;
+  family: string;
+  signature: string;
+  description: string;
+  example: string;
+  output?: string;
+  random?: boolean;
+  block?: boolean;
+  aliases?: string[];
+}
+
+export interface SampleRequest {
+  method?: string;
+  path?: string;
+  query?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
@@ -159,8 +179,16 @@ export const api = {
   project: (id: string, signal?: AbortSignal) => request<Project>('GET', `/api/projects/${enc(id)}`, undefined, signal),
   createProject: (name: string) => request<Project>('POST', '/api/projects', { name }),
   renameProject: (id: string, name: string) => request<Project>('PATCH', `/api/projects/${enc(id)}`, { name }),
-  updateProject: (id: string, patch: { fallbackUrl?: string | null; recording?: boolean }) =>
-    request<Project>('PATCH', `/api/projects/${enc(id)}`, patch),
+  updateProject: (
+    id: string,
+    patch: { fallbackUrl?: string | null; recording?: boolean; config?: Record<string, string> },
+  ) => request<Project>('PATCH', `/api/projects/${enc(id)}`, patch),
+  /** The template helper table (docs/templates.md), for completion. */
+  templateHelpers: (signal?: AbortSignal) =>
+    request<TemplateHelper[]>('GET', '/api/templates/helpers', undefined, signal),
+  /** A template rendered against a sample request (the live preview). */
+  renderTemplate: (pid: string, body: { template: string; request?: SampleRequest }, signal?: AbortSignal) =>
+    request<{ output: string }>('POST', `/api/projects/${enc(pid)}/templates/render`, body, signal),
   deleteProject: (id: string) => request<void>('DELETE', `/api/projects/${enc(id)}`),
 
   endpoints: (pid: string, signal?: AbortSignal) =>

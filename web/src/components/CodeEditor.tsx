@@ -72,11 +72,24 @@ function templateSource(hints: () => TemplateHints) {
   return (ctx: CompletionContext): CompletionResult | null => {
     const line = ctx.state.doc.lineAt(ctx.pos);
     const before = line.text.slice(0, ctx.pos - line.from);
-    const found = completeTemplate(before, hints(), ctx.explicit);
+    const after = line.text.slice(ctx.pos - line.from);
+    const found = completeTemplate(before, hints(), ctx.explicit, after);
     if (!found) return null;
     return {
       from: line.from + found.from,
-      options: found.options.map((o) => ({ label: o.label, detail: o.detail, apply: o.apply ?? o.label })),
+      options: found.options.map((o) => {
+        const text = o.apply ?? o.label;
+        const back = o.caretBack ?? 0;
+        return {
+          label: o.label,
+          detail: o.detail,
+          apply:
+            back === 0
+              ? text
+              : (v: EditorView, _c: unknown, from: number, to: number) =>
+                  v.dispatch({ changes: { from, to, insert: text }, selection: { anchor: from + text.length - back } }),
+        };
+      }),
       validFor: /^[\w.$-]*$/,
     };
   };

@@ -1,5 +1,7 @@
 import { createContext, lazy, Suspense, useContext, useId } from 'react';
+import { TemplatePreview } from './TemplatePreview';
 import { NO_HINTS, type TemplateHints } from './template-complete';
+import { checkTemplateJson, templateError } from './template-json';
 
 /** What `{{…}}` completion may offer here: the endpoint's path parameters, the rule's saved vars. */
 export const TemplateHintsContext = createContext<TemplateHints>(NO_HINTS);
@@ -15,24 +17,8 @@ export function isJsonType(contentType: string | undefined): boolean {
   return t === 'application/json' || t.endsWith('+json') || t === 'text/json';
 }
 
-/**
- * Checks JSON while tolerating template tags: `{{request.params.id}}` in a number position is valid
- * once rendered, so tags are replaced by `0` before parsing.
- */
-export function checkJson(text: string): { ok: true; plain: boolean } | { ok: false; message: string } {
-  if (text.trim() === '') return { ok: true, plain: true };
-  try {
-    JSON.parse(text);
-    return { ok: true, plain: true };
-  } catch (err) {
-    try {
-      JSON.parse(text.replace(/\{\{[^{}]*\}\}/g, '0'));
-      return { ok: true, plain: false };
-    } catch {
-      return { ok: false, message: err instanceof Error ? err.message : 'Not valid JSON' };
-    }
-  }
-}
+/** Checks JSON while tolerating template tags (template-json.ts). */
+export const checkJson = checkTemplateJson;
 
 interface Props {
   label: string;
@@ -53,9 +39,11 @@ export function JsonEditor({ label, value, onChange, json, rows = 8, errors, pla
   const id = useId();
   const hints = useContext(TemplateHintsContext);
   const check = json ? checkJson(value) : null;
-  const invalid = check !== null && !check.ok;
+  const syntax = templateError(value);
+  const invalid = (check !== null && !check.ok) || syntax !== null;
   const describedBy: string[] = [];
   if (check) describedBy.push(`${id}-status`);
+  if (syntax) describedBy.push(`${id}-syntax`);
   if (errors?.length) describedBy.push(`${id}-err`);
   return (
     <div className="field">
@@ -109,9 +97,25 @@ export function JsonEditor({ label, value, onChange, json, rows = 8, errors, pla
               ? 'Empty body.'
               : check.plain
                 ? 'Valid JSON.'
-                : 'Valid JSON once template tags are filled in.'
+                : 'blocks' in check && check.blocks
+                  ? 'A template with blocks: the preview checks the JSON it renders.'
+                  : 'Valid JSON once template tags are filled in.'
             : `Invalid JSON: ${check.message}`}
         </p>
+      )}
+      {syntax && (
+        <p id={`${id}-syntax`} className="hint hint-bad" role="alert">
+          Template error at line {syntax.line}, column {syntax.column}: {syntax.message}
+        </p>
+      )}
+      {hints.projectId && value.includes('{{') && (
+        <TemplatePreview
+          template={value}
+          json={json}
+          projectId={hints.projectId}
+          method={hints.method}
+          path={hints.path}
+        />
       )}
       {hint && <p className="hint">{hint}</p>}
       {errors && errors.length > 0 && (

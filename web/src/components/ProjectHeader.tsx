@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link, navigate, paths } from '../router';
 import type { Project } from '../types';
 import { RenameProject, useDeleteProject } from './ProjectActions';
+import { ProjectConfig } from './ProjectConfig';
 import { ProjectFallback } from './ProjectFallback';
 import { ExportDialog } from './ProjectTransfer';
 import { CopyLine } from './ui';
@@ -84,6 +85,13 @@ export function ProjectHeader({
           )}
         </summary>
         <ProjectFallback project={project} onSaved={onRenamed} />
+      </details>
+      <details className="fallback-panel">
+        <summary>
+          Config variables
+          <span className="muted small"> {Object.keys(project.config ?? {}).length} set</span>
+        </summary>
+        <ProjectConfig project={project} onSaved={onRenamed} />
       </details>
       {exporting && <ExportDialog project={project} onClose={() => setExporting(false)} />}
       <nav className="tabs" aria-label="Project sections">

@@ -33,17 +33,34 @@ describe('template completion', () => {
     expect(labels('{{v', NO_HINTS)).toEqual(['vars.']);
   });
 
-  it('offers paths, not helpers, as a helper argument', () => {
+  it('offers paths and helpers as a helper argument (subexpressions call helpers)', () => {
     const after = labels('{{json req');
     expect(after).toContain('request.query.');
-    expect(labels('{{json ', hints)).not.toContain('$uuid');
+    expect(labels('{{json (', hints)).toContain('$uuid');
     expect(labels('{{default ', hints)).toContain('request.body');
+  });
+
+  it('closes a tag it completes, unless something closes it already', () => {
+    expect(completeTemplate('{{request.met', hints)?.options[0].apply).toBe('request.method}}');
+    expect(completeTemplate('{{request.met', hints, false, '}}')?.options[0].apply).toBe('request.method');
+    const table = {
+      ...hints,
+      helpers: [{ name: 'uppercase', signature: 'uppercase text', description: 'Upper case.' }],
+    };
+    expect(completeTemplate('{{upper', table)?.options[0]).toMatchObject({
+      label: 'uppercase',
+      apply: 'uppercase }}',
+      caretBack: 2,
+    });
   });
 
   it('completes faker methods inside the quotes, closing them', () => {
     const c = completeTemplate('{{faker "person.f', hints);
     expect(c?.options.map((o) => o.label)).toEqual(['person.firstName', 'person.fullName']);
-    expect(c?.options[0].apply).toBe('person.firstName"');
+    expect(c?.options[0].apply).toBe('person.firstName"}}');
+    // the editor closed the quote and the tag already: nothing more is typed
+    expect(completeTemplate('{{faker "person.f', hints, false, '"}}')?.options[0].apply).toBe('person.firstName');
+    expect(completeTemplate("{{faker 'person.f", hints)?.options[0].apply).toBe("person.firstName'}}");
     expect(completeTemplate('{{faker "', hints)?.options).toHaveLength(FAKER_METHODS.length);
     expect(completeTemplate('{{default request.query.q "an', hints)).toBeNull();
   });

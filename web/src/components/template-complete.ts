@@ -12,15 +12,38 @@ export interface TemplateHints {
   vars: readonly string[];
   /** Collection names of the project. */
   collections: readonly string[];
+  /** The server's helper table (GET /api/templates/helpers), once loaded; the built-in few until then. */
+  helpers?: readonly { name: string; signature: string; description: string; block?: boolean }[];
+  /** Where previews render (the project) and the request they render against by default. */
+  projectId?: string;
+  method?: string;
+  path?: string;
 }
 
 export const NO_HINTS: TemplateHints = { params: [], vars: [], collections: [] };
+
+/** The helper table as completion options: a name, its signature, and `name ` to type the arguments. */
+function helperOptions(h: TemplateHints): TemplateOption[] {
+  if (!h.helpers) return HELPERS;
+  return h.helpers.map((x) => ({
+    label: x.block ? `#${x.name}` : x.name,
+    detail: `${x.signature} — ${x.description}`,
+    apply:
+      x.name === 'faker'
+        ? "faker 'person.fullName'"
+        : x.block || x.signature.includes(' ')
+          ? `${x.block ? '#' : ''}${x.name} `
+          : x.name,
+  }));
+}
 
 export interface TemplateOption {
   label: string;
   detail: string;
   /** Text that replaces the typed word; defaults to the label. */
   apply?: string;
+  /** Where the caret goes: this many characters before the end of `apply` (inside an added `}}`). */
+  caretBack?: number;
 }
 
 export interface TemplateCompletion {
@@ -36,7 +59,7 @@ const HELPERS: TemplateOption[] = [
   { label: '$randomInt', detail: 'an integer between two bounds', apply: '$randomInt 1 6' },
   { label: 'json', detail: 'the value JSON-escaped, for inside a JSON string', apply: 'json ' },
   { label: 'default', detail: 'the value, or a fallback when empty', apply: 'default ' },
-  { label: 'faker', detail: 'a realistic value from @faker-js/faker', apply: 'faker "' },
+  { label: 'faker', detail: 'a realistic value from @faker-js/faker', apply: "faker 'person.fullName'" },
 ];
 
 /** Faker methods offered after `faker "` (any other `module.method` works too; docs/api.md). */
@@ -116,26 +139,44 @@ function paths(h: TemplateHints): TemplateOption[] {
  * The completion at the end of `before` (the text up to the caret), or null outside a tag. `explicit`
  * is true when the user asked (Ctrl-Space): then an empty word lists everything.
  */
-export function completeTemplate(before: string, hints: TemplateHints, explicit = false): TemplateCompletion | null {
+export function completeTemplate(
+  before: string,
+  hints: TemplateHints,
+  explicit = false,
+  after = '',
+): TemplateCompletion | null {
   const start = openTag(before);
   if (start < 0) return null;
   const expr = before.slice(start);
-  const faker = /faker\s+"([\w.]*)$/.exec(expr);
+  const faker = /faker\s+(["'])([\w.]*)$/.exec(expr);
   if (faker) {
-    const word = faker[1];
+    const word = faker[2];
+    // the closing quote is typed, or was put there by the editor's bracket closing
+    const close = after.startsWith(faker[1]) ? '' : faker[1];
     const options = FAKER_METHODS.filter((m) => m.startsWith(word)).map((m) => ({
       label: m,
       detail: 'faker',
-      apply: `${m}"`,
+      apply: `${m}${close}${after.replace(/^["']/, '').startsWith('}}') ? '' : '}}'}`,
     }));
     return options.length ? { from: before.length - word.length, options } : null;
   }
-  if (/"[^"]*$/.test(expr.replace(/"[^"]*"/g, ''))) return null; // inside another string literal
-  const word = /[\w.$-]*$/.exec(expr)?.[0] ?? '';
+  if (/["'][^"']*$/.test(expr.replace(/"[^"]*"|'[^']*'/g, ''))) return null; // inside another string literal
+  const word = /[#\w.$-]*$/.exec(expr)?.[0] ?? '';
   if (word === '' && !explicit && !/^\s*$/.test(expr) && !/[\s(]$/.test(expr)) return null;
   const first = expr.slice(0, expr.length - word.length).trim() === '';
-  const pool = first ? [...paths(hints), ...HELPERS] : paths(hints);
-  const options = pool.filter((o) => o.label.startsWith(word) && o.label !== word);
+  const pool = first ? [...paths(hints), ...helperOptions(hints)] : [...paths(hints), ...helperOptions(hints)];
+  // a tag completed where nothing closes it yet gets its `}}`
+  const closing = after.startsWith('}}') ? '' : '}}';
+  const options = pool
+    .filter((o) => o.label.startsWith(word) && o.label !== word)
+    .map((o) => {
+      const apply = o.apply ?? o.label;
+      if (!first || apply.endsWith('.')) return o;
+      // a helper that takes arguments: the caret stays before the `}}` it adds
+      return apply.endsWith(' ')
+        ? { ...o, apply: apply + closing, caretBack: closing.length }
+        : { ...o, apply: apply + closing };
+    });
   return options.length ? { from: before.length - word.length, options } : null;
 }
 

@@ -37,6 +37,8 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
   const project = useLoad((s) => api.project(projectId, s), [projectId]);
   const endpoint = useLoad((s) => api.endpoint(projectId, endpointId, s), [projectId, endpointId]);
   const collections = useLoad((s) => api.collections(projectId, s), [projectId]);
+  // the helper table of the server, for the editors' completion
+  const helpers = useLoad((s) => api.templateHelpers(s), []).data;
   useEffect(preloadCodeEditor, []);
   const confirm = useConfirm();
   const toast = useToast();
@@ -46,8 +48,16 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
   useEffect(() => setSession(''), [projectId, endpointId]);
   const e = endpoint.data;
   const hints = useMemo(
-    () => ({ params: pathParams(e?.path ?? ''), vars: [], collections: (collections.data ?? []).map((c) => c.name) }),
-    [e?.path, collections.data],
+    () => ({
+      params: pathParams(e?.path ?? ''),
+      vars: [],
+      collections: (collections.data ?? []).map((c) => c.name),
+      helpers: helpers ?? undefined,
+      projectId,
+      method: e?.method,
+      path: e ? samplePath(e.path) : undefined,
+    }),
+    [e?.path, e?.method, collections.data, helpers, projectId],
   );
 
   useEffect(() => {
