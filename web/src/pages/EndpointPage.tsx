@@ -57,7 +57,7 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
       method: e?.method,
       path: e ? samplePath(e.path) : undefined,
     }),
-    [e?.path, e?.method, collections.data, helpers, projectId],
+    [e, collections.data, helpers, projectId],
   );
 
   useEffect(() => {
