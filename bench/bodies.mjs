@@ -8,6 +8,19 @@ export const USERS_BODY =
 export const TIER_BODY = { vip: '{"tier":"vip"}', beta: '{"tier":"beta"}', free: '{"tier":"free"}' };
 /** S3: the endpoint's templated default body (Mockyard) and what it renders to. */
 export const ECHO_TEMPLATE = '{"hello":"{{request.query.name}}","id":"{{$uuid}}"}';
+/** S3b: a Handlebars body with a loop over 50 items and a few helpers (docs/templates.md), and what it renders to. */
+export const EACH_TEMPLATE =
+  '{"for":"{{request.query.name}}","items":[{{#each (range 1 50)}}{"id":{{this}},"name":"{{uppercase (concat "item-" this)}}","even":{{isEven this}},"price":{{multiply this 1.5}}}{{#unless @last}},{{/unless}}{{/each}}]}';
+export const eachBody = (name) =>
+  JSON.stringify({
+    for: name,
+    items: Array.from({ length: 50 }, (_, i) => ({
+      id: i + 1,
+      name: `ITEM-${i + 1}`,
+      even: (i + 1) % 2 === 0,
+      price: (i + 1) * 1.5,
+    })),
+  });
 /** S4 and S4-pg: the three steps of the loop. */
 export const SEQ_BODIES = ['{"n":1}', '{"n":2}', '{"n":3}'];
 /** S5: the response step served after the store_variable action. */

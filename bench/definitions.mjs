@@ -1,6 +1,6 @@
 // What S1-S4 create in Mockyard over its API and the request their load sends, without side effects on
 // import: shared by the harness (bench/lib/scenarios.mjs) and bench/instructions.mjs.
-import { ECHO_TEMPLATE, SEQ_BODIES, TIER_BODY, USERS_BODY } from './bodies.mjs';
+import { EACH_TEMPLATE, ECHO_TEMPLATE, SEQ_BODIES, TIER_BODY, USERS_BODY } from './bodies.mjs';
 
 /** A response step answering 200 with `body`. */
 export const step = (body) => ({ statusCode: 200, body, headers: {} });
@@ -52,6 +52,10 @@ export const MOCKS = {
   S3: {
     path: '/api/echo?name=Ada',
     def: { endpoint: { method: 'GET', path: '/api/echo', ...json, responseBody: ECHO_TEMPLATE }, rules: [] },
+  },
+  S3b: {
+    path: '/api/each?name=Ada',
+    def: { endpoint: { method: 'GET', path: '/api/each', ...json, responseBody: EACH_TEMPLATE }, rules: [] },
   },
   S4: { path: '/api/seq', def: seqDef('/api/seq') },
 };

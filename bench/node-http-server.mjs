@@ -9,7 +9,7 @@
 // Usage: node bench/node-http-server.mjs <port> [host]
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { ITEMS, SEQ_BODIES, STORE_BODY, TIER_BODY, USERS_BODY } from './bodies.mjs';
+import { eachBody, ITEMS, SEQ_BODIES, STORE_BODY, TIER_BODY, USERS_BODY } from './bodies.mjs';
 
 const port = Number(process.argv[2] || 18180);
 const host = process.argv[3] || '127.0.0.1';
@@ -70,6 +70,8 @@ const server = http.createServer((req, res) => {
     case '/api/tier':
       if (req.headers['x-tier'] === 'vip') return send(res, 200, VIP);
       return send(res, 200, query().has('beta') ? BETA : FREE);
+    case '/api/each':
+      return send(res, 200, Buffer.from(eachBody(query().get('name') ?? '')));
     case '/api/echo':
       return send(res, 200, Buffer.from(JSON.stringify({ hello: query().get('name') ?? '', id: randomUUID() })));
     case '/api/seq':

@@ -1,7 +1,7 @@
 // The scenarios S1-S9 and their PostgreSQL variants: the endpoint each sets up, its load, its checks.
 import { randomBytes } from 'node:crypto';
 import { bigDescription } from '../big-description.mjs';
-import { ITEMS, NEW_ITEM_BODY, STORE_BODY, TIER_BODY } from '../bodies.mjs';
+import { eachBody, ITEMS, NEW_ITEM_BODY, STORE_BODY, TIER_BODY } from '../bodies.mjs';
 import { MOCKS, seqDef, step } from '../definitions.mjs';
 import { checkFreshSeq, checkSeqExact, checkStatic, storageLast, UUID_RE } from './checks.mjs';
 import { api, createProject, get, isJsonCt } from './http.mjs';
@@ -118,6 +118,16 @@ const SCENARIOS = {
         ok,
         text: `storage after the load: last=${JSON.stringify(during)} (${s5Counter ? `of ${s5Counter} values sent` : 'each wrk run sends ?v=1, 2, 3, … (its Lua counter)'}); one more write -> ${JSON.stringify(last)}${ok ? '' : ` — FAILED (expected ${v})`}`,
       };
+    },
+  },
+  S3b: {
+    title: 'templated body: #each over 50 items with helpers',
+    ...MOCKS.S3b,
+    async verify(t) {
+      const r = await get(t.ports[0], `${t.prefix}/api/each?name=Ada`);
+      if (r.status !== 200 || !isJsonCt(r.ct) || r.body !== eachBody('Ada'))
+        return `GET /api/each -> ${r.status} ${r.ct} ${r.body.slice(0, 200)}`;
+      return null;
     },
   },
   S6: {

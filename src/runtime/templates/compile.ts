@@ -90,7 +90,7 @@ function path(e: Extract<Expr, { k: 'path' }>, sc: Scope, output: boolean): Comp
   const [head] = segs;
   for (let d = at; d >= 1; d--) {
     const i = sc.params[d - 1].indexOf(head);
-    if (i >= 0) return getter((st) => walk(st.frames[d]?.params?.[i], segs, 1));
+    if (i >= 0) return getter((st) => walk(paramOf(st.frames[d], i), segs, 1));
   }
   const fromRoot = ROOT_NAMES.has(head) ? rootPath(segs, output) : ABSENT;
   return getter((st) => {
@@ -127,6 +127,13 @@ function call(name: string, args: readonly Expr[], hash: readonly (readonly [str
       // rendered per request instead (a cap, say, counts against the request's limit)
     }
   }
+  if (chash.length === 0 && cargs.length <= 2) {
+    // the common shapes without an array map per call
+    const [a, b] = cargs;
+    if (a === undefined) return getter((st) => fn([], NO_HASH, st));
+    if (b === undefined) return getter((st) => fn([valueIn(a, st)], NO_HASH, st));
+    return getter((st) => fn([valueIn(a, st), valueIn(b, st)], NO_HASH, st));
+  }
   return getter((st) =>
     fn(
       cargs.map((a) => valueIn(a, st)),
@@ -134,6 +141,13 @@ function call(name: string, args: readonly Expr[], hash: readonly (readonly [str
       st,
     ),
   );
+}
+
+/** Block parameter `i` of a frame: `as |item index|` of each (the key for an object), `as |x|` of with. */
+function paramOf(f: Frame | undefined, i: number): unknown {
+  if (f === undefined) return undefined;
+  if (f.params) return f.params[i];
+  return i === 0 ? f.value : (f.key ?? f.index);
 }
 
 /** The nodes of a program as emits, consecutive fixed texts merged. */
@@ -209,7 +223,7 @@ function block(n: BlockNode, sc: Scope): (st: RenderState) => void {
       return (st) => {
         const v = value(st);
         if (!truthy(v)) return run(inverse, st);
-        enter(st, { value: v, params: [v] }, body);
+        enter(st, { value: v }, body);
       };
     }
     case 'repeat':
@@ -310,7 +324,7 @@ function eachBlock(body: readonly Emit[], inverse: readonly Emit[], value: (st: 
     if (Array.isArray(v) && v.length > 0) {
       const last = v.length - 1;
       for (let i = 0; i <= last && iterate(st); i++)
-        enter(st, { value: v[i], index: i, first: i === 0, last: i === last, params: [v[i], i] }, body);
+        enter(st, { value: v[i], index: i, first: i === 0, last: i === last }, body);
       return;
     }
     if (isPlainObject(v)) {
@@ -326,7 +340,6 @@ function eachBlock(body: readonly Emit[], inverse: readonly Emit[], value: (st: 
               key: keys[i],
               first: i === 0,
               last: i === last,
-              params: [v[keys[i]], keys[i]],
             },
             body,
           );

@@ -110,9 +110,11 @@ const numbers = (args: readonly unknown[]): number[] =>
 const num = (n: number): number | undefined => (Number.isFinite(n) ? n : undefined);
 
 function fold(args: readonly unknown[], op: (a: number, b: number) => number): number | undefined {
-  const ns = numbers(args);
-  if (ns.length === 0 || ns.some(Number.isNaN)) return undefined;
-  return num(ns.reduce(op));
+  const ns = args.some(Array.isArray) ? numbers(args) : args;
+  if (ns.length === 0) return undefined;
+  let acc = toNumber(ns[0]);
+  for (let i = 1; i < ns.length; i++) acc = op(acc, toNumber(ns[i]));
+  return Number.isNaN(acc) ? undefined : num(acc);
 }
 
 export const LOGIC_HELPERS: readonly HelperSpec[] = [
