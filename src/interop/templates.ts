@@ -141,14 +141,24 @@ function wiremockExpr(tokens: Token[], ctx: TemplateContext): string | null {
     if (!Number.isFinite(min) || !Number.isFinite(max)) return null;
     return `faker "number.int" ${JSON.stringify({ min, max: max - 1 })}`;
   }
-  if (name === 'date' && rest[0] && rest[0].key === undefined && !rest[0].quoted) {
-    // WireMock's date formats a date (Mockoon's, which Mockyard's is, makes a random one)
-    const offset = arg(rest, 'offset');
-    const format = arg(rest, 'format');
-    const date = offset === undefined ? rest[0].value : `(dateAdd ${rest[0].value} ${JSON.stringify(offset)})`;
-    return `dateFormat ${date}${format === undefined ? '' : ` ${JSON.stringify(format)}`}`;
-  }
   return null;
+}
+
+const HASH_TAIL = /((?:\s+[A-Za-z_]\w*=(?:'[^']*'|"[^"]*"|[^\s'"()]+))*)\s*$/;
+
+/** WireMock's `date X offset='…' format='…'` formats a date (Mockoon's date, which Mockyard's is, makes a random one). */
+function wiremockDate(expr: string): string | null {
+  const m = /^date\s+/.exec(expr);
+  if (!m) return null;
+  const body = expr.slice(m[0].length);
+  const tail = HASH_TAIL.exec(body);
+  const date = body.slice(0, tail?.index ?? body.length).trim();
+  if (date === '') return null;
+  const hash = tokenize(tail?.[1] ?? '');
+  const offset = arg(hash, 'offset');
+  const format = arg(hash, 'format');
+  const shifted = offset === undefined ? date : `(dateAdd ${date} ${JSON.stringify(offset)})`;
+  return `dateFormat ${shifted}${format === undefined ? '' : ` ${JSON.stringify(format)}`}`;
 }
 
 function mockoonExpr(tokens: Token[]): string | null {
@@ -207,7 +217,7 @@ export function translateTemplate(text: string, ctx: TemplateContext): string {
       untranslated.add(whole);
       return whole;
     }
-    const mapped = ctx.dialect === 'wiremock' ? wiremockExpr(tokens, ctx) : mockoonExpr(tokens);
+    const mapped = ctx.dialect === 'wiremock' ? (wiremockDate(expr) ?? wiremockExpr(tokens, ctx)) : mockoonExpr(tokens);
     if (mapped === null && native(expr)) return whole;
     if (mapped === null) {
       untranslated.add(whole);

@@ -153,6 +153,36 @@ describe.each(DIALECTS)('templates II (%s)', (dialect) => {
     expect(bad.json.error.details[0]).toMatchObject({ line: 2, column: 1 });
   });
 
+  it('every example of the helper table renders its output through the render route and a mock answer', async () => {
+    const c = s.client;
+    const u = await c.user();
+    const p = await c.project(u.token);
+    const table = (await c.api('GET', '/api/templates/helpers', undefined, u.token)).json as {
+      name: string;
+      example: string;
+      output?: string;
+    }[];
+    expect(table.length).toBeGreaterThan(100);
+    // the clock and the Host differ from the table's empty request
+    const fixed = table.filter(
+      (h) => h.output !== undefined && !/\{\{(now|\$isoDate|\$timestamp|hostname)/.test(h.example),
+    );
+    // one endpoint answers every example at once, one per line: the real mock path renders them
+    const joined = fixed.map((h) => h.example).join('\n---\n');
+    await c.endpoint(u.token, p.id, { method: 'POST', path: '/all', contentType: 'text/plain', responseBody: joined });
+    const answer = await c.mock(p.id, 'POST', '/all');
+    expect(answer.text.split('\n---\n')).toEqual(fixed.map((h) => h.output));
+    for (const h of fixed.slice(0, 40)) {
+      const r = await c.api(
+        'POST',
+        `/api/projects/${p.id}/templates/render`,
+        { template: h.example, request: { method: 'POST' } },
+        u.token,
+      );
+      expect(r.json, h.name).toEqual({ output: h.output });
+    }
+  });
+
   it('refuses to save a template that does not parse, with its position', async () => {
     const c = s.client;
     const u = await c.user();
