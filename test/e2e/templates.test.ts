@@ -80,6 +80,8 @@ describe('dashboard: templates', () => {
     await visible(page.locator('.cm-content[aria-labelledby]'));
     await body.fill('{\n  "items": [{{#each (array 1 2)}}{{this}}\n]}');
     await visible(page.getByText(/Template error at line 2, column 13: .*never closed/));
+    // underlined in the editor from there to the end of the line
+    await visible(page.locator('.cm-template-error', { hasText: '{{#each (array 1 2)}}' }));
     await body.fill('{"items":[{{#each (array 1 2)}}{{this}}{{#unless @last}},{{/unless}}{{/each}}]}');
     await visible(page.getByText('A template with blocks: the preview checks the JSON it renders.'));
     expect(await page.getByText(/Template error/).count()).toBe(0);

@@ -40,6 +40,8 @@ export interface CodeEditorProps {
   invalid: boolean;
   placeholder?: string;
   hints: TemplateHints;
+  /** where the template does not parse: underlined from there to the end of its line */
+  problem?: { line: number; column: number } | null;
 }
 
 /** Colours are CSS variables (styles.css) so the light and dark themes both keep AA contrast. */
@@ -67,6 +69,16 @@ const templateTag = ViewPlugin.fromClass(
   },
   { decorations: (v) => v.decorations },
 );
+
+/** The underline of a template error (templateError's line and column, 1-based). */
+function problemMark(doc: EditorState['doc'], p: CodeEditorProps['problem']): DecorationSet {
+  if (!p || p.line > doc.lines) return Decoration.none;
+  const line = doc.line(p.line);
+  const from = Math.min(line.to, line.from + p.column - 1);
+  const to = Math.max(from + 1, line.to);
+  if (to > doc.length) return Decoration.none;
+  return Decoration.set([Decoration.mark({ class: 'cm-template-error' }).range(from, to)]);
+}
 
 function templateSource(hints: () => TemplateHints) {
   return (ctx: CompletionContext): CompletionResult | null => {
@@ -102,6 +114,7 @@ export default function CodeEditor(props: CodeEditorProps) {
   latest.current = props;
   const language = useRef(new Compartment());
   const attrs = useRef(new Compartment());
+  const problem = useRef(new Compartment());
 
   const contentAttributes = (p: CodeEditorProps) =>
     EditorView.contentAttributes.of({
@@ -127,6 +140,7 @@ export default function CodeEditor(props: CodeEditorProps) {
           placeholderExt(p.placeholder ?? ''),
           language.current.of(p.json ? json() : []),
           attrs.current.of(contentAttributes(p)),
+          problem.current.of([]),
           autocompletion({ override: [templateSource(() => latest.current.hints)], icons: false }),
           keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...completionKeymap]),
           EditorView.theme({ '.cm-content, .cm-gutter': { minHeight: `${p.rows * 1.45}em` } }),
@@ -160,6 +174,14 @@ export default function CodeEditor(props: CodeEditorProps) {
       ],
     });
   }, [props.json, props.invalid, props.describedBy, props.labelId]);
+
+  // the underline follows the problem the editor's owner found (after each change of the text)
+  useEffect(() => {
+    const v = view.current;
+    if (!v) return;
+    const marks = problemMark(v.state.doc, props.problem);
+    v.dispatch({ effects: problem.current.reconfigure(EditorView.decorations.of(marks)) });
+  }, [props.problem]);
 
   return <div ref={host} className={`code-editor${props.invalid ? ' invalid' : ''}`} />;
 }

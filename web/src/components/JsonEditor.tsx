@@ -88,6 +88,7 @@ export function JsonEditor({ label, value, onChange, json, rows = 8, errors, pla
           invalid={invalid || (errors?.length ?? 0) > 0}
           placeholder={placeholder}
           hints={hints}
+          problem={syntax}
         />
       </Suspense>
       {check && (
