@@ -12,9 +12,11 @@ import { RULE_LIMITS } from '../domain/model.js';
 import { ImportReportRecord } from '../domain/records.js';
 import { ErrorSchema } from '../domain/schemas.js';
 import { applyImport, type ImportReport, type OnConflict } from '../interop/apply.js';
+import { parseDocument } from '../interop/contract-load.js';
 import { importPool } from '../interop/openapi-import.js';
 import { FOREIGN_FORMATS, type ImportFormat } from '../interop/types.js';
 import { type ApiDeps, caller, type Params } from './context.js';
+import { attachContract, contractRoutes } from './contract-routes.js';
 
 /** YAML media types accepted by the imports (JSON is parsed by the app's JSON parser). */
 export const YAML_TYPES = [
@@ -33,6 +35,14 @@ const OnConflictQuery = Type.Object({
       enum: ['skip', 'replace', 'fail'],
       description:
         'what to do with records whose route (or collection name) the project has already (default fail: 409, nothing created)',
+    }),
+  ),
+});
+const OpenApiQuery = Type.Object({
+  ...OnConflictQuery.properties,
+  contract: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false')], {
+      description: 'attach the document as the project contract (default true; docs/contract.md)',
     }),
   ),
 });
@@ -74,7 +84,8 @@ function reportStream(report: ImportReport): Readable {
   });
 }
 
-export function importRoutes(app: FastifyInstance, { store, config }: ApiDeps): void {
+export function importRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  const { store, config } = deps;
   const tags = ['interop'];
   app.register(async (scope) => {
     // The body goes to the import worker as text: parsing 32 MiB of JSON or YAML is worker work too.
@@ -85,8 +96,14 @@ export function importRoutes(app: FastifyInstance, { store, config }: ApiDeps): 
       done(null, body),
     );
 
+    contractRoutes(scope, deps, YAML_TYPES);
+
     const route = (url: string, format: ImportFormat | null, summary: string) =>
-      scope.post<{ Params: Params<'projectId'>; Querystring: { onConflict?: OnConflict }; Body: unknown }>(
+      scope.post<{
+        Params: Params<'projectId'>;
+        Querystring: { onConflict?: OnConflict; contract?: 'true' | 'false' };
+        Body: unknown;
+      }>(
         url,
         {
           bodyLimit: config.maxImportBytes,
@@ -94,7 +111,7 @@ export function importRoutes(app: FastifyInstance, { store, config }: ApiDeps): 
             tags,
             summary,
             consumes: ['application/json', ...YAML_TYPES],
-            querystring: OnConflictQuery,
+            querystring: format === 'openapi' || format === null ? OpenApiQuery : OnConflictQuery,
             body: AnyDocument(summary),
             response: { 200: ImportReportSchema, 409: ErrorSchema },
           },
@@ -111,6 +128,18 @@ export function importRoutes(app: FastifyInstance, { store, config }: ApiDeps): 
             rulesPerEndpoint: RULE_LIMITS[me.plan],
             storage: config.caps,
           });
+          // an OpenAPI import attaches its document as the contract too (docs/contract.md)
+          if (converted.format === 'openapi' && req.query.contract !== 'false') {
+            try {
+              const doc = parseDocument(body.toString('utf8'), YAML_TYPES.includes(type));
+              await attachContract(deps, me.id, project.id, doc);
+            } catch (e) {
+              report.warnings.push({
+                pointer: '',
+                message: `the document is not attached as the contract: ${e instanceof Error ? e.message : String(e)}`,
+              });
+            }
+          }
           // a report of thousands of endpoints is written a piece at a time, not serialized in one go
           return reply.type('application/json').send(reportStream(report));
         },

@@ -20,6 +20,9 @@ const RequestFilterSchema = Type.Object(
       Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 8192 }), { maxProperties: 50 }),
     ),
     statusCode: Type.Optional(Type.Integer({ minimum: 0, maximum: 999 })),
+    violations: Type.Optional(
+      Type.Boolean({ description: 'true: only requests with contract violations; false: only those without' }),
+    ),
   },
   { additionalProperties: false },
 );

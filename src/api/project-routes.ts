@@ -52,6 +52,7 @@ export function projectRoutes(app: FastifyInstance, { store, config }: ApiDeps):
           slug: v.slug,
           recording: v.recording,
           config: v.config,
+          validation: v.validation,
         },
         config.maxProjectsPerUser,
       );

@@ -69,4 +69,6 @@ export interface RequestFilter {
   /** names case-insensitive, values equal */
   headers?: Record<string, string>;
   statusCode?: number;
+  /** true: only requests whose request or answer broke the contract; false: only the others */
+  violations?: boolean;
 }

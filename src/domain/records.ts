@@ -3,6 +3,7 @@
  * (`model.ts` derives them with `Static<>`, the dashboard imports those types) and of the
  * OpenAPI document's answers.
  */
+
 import { Type } from '@sinclair/typebox';
 import {
   ACTION_TYPES,
@@ -18,6 +19,7 @@ import {
   SEQUENCE_MODES,
   STORAGE_SCOPES,
 } from './constants.js';
+import { ViolationRecord } from './contract.js';
 import { StepStreamFields } from './streams.js';
 
 export const strEnum = <T extends readonly string[]>(values: T, description?: string) =>
@@ -44,6 +46,12 @@ export const ProjectRecord = Type.Object({
   recording: Type.Boolean({ description: 'record mode: requests go to fallbackUrl and answers become mocks' }),
   /** config variables, read in templates as `{{config.NAME}}` (docs/templates.md) */
   config: Type.Record(Type.String(), Type.String(), { description: 'config variables: {{config.NAME}} in templates' }),
+  /** contract validation modes (docs/contract.md) */
+  validation: Type.Object({
+    requests: Type.Union([Type.Literal('off'), Type.Literal('warn'), Type.Literal('enforce')]),
+    responses: Type.Union([Type.Literal('off'), Type.Literal('warn')]),
+    status: Type.Union([Type.Literal(400), Type.Literal(422)]),
+  }),
   createdAt: IsoTime,
   updatedAt: IsoTime,
 });
@@ -73,6 +81,15 @@ export const EndpointRecord = Type.Object({
   data: Type.Union([DataBindingRecord, Type.Null()]),
   /** headers of the default answer (values are templates) */
   headers: StringMap,
+  /** contract validation modes of this endpoint; null: the project's (docs/contract.md) */
+  validation: Type.Union([
+    Type.Object({
+      requests: Type.Union([Type.Literal('off'), Type.Literal('warn'), Type.Literal('enforce')]),
+      responses: Type.Union([Type.Literal('off'), Type.Literal('warn')]),
+      status: Type.Union([Type.Literal(400), Type.Literal(422)]),
+    }),
+    Type.Null(),
+  ]),
   createdAt: IsoTime,
   updatedAt: IsoTime,
 });
@@ -210,6 +227,10 @@ export const RequestLogEntryRecord = Type.Object({
   /** no endpoint matched: the nearest ones, and what differs */
   nearest: Type.Optional(
     Type.Array(Type.Object({ method: Type.String(), path: Type.String(), why: Type.String() }), { maxItems: 3 }),
+  ),
+  /** what the request and the answer did not follow of the project's contract (docs/contract.md) */
+  violations: Type.Optional(
+    Type.Object({ request: Type.Array(ViolationRecord), response: Type.Array(ViolationRecord) }),
   ),
   response: Type.Optional(SentAnswerRecord),
 });

@@ -18,6 +18,7 @@ import {
   SEQUENCE_MODES,
   STORAGE_SCOPES,
 } from './constants.js';
+import { ValidationModesSchema } from './contract.js';
 import { DataBindingRecord, ProjectRecord, strEnum, UserRecord } from './records.js';
 import { StepStreamFields } from './streams.js';
 
@@ -79,6 +80,7 @@ export const ProjectBody = Type.Object(
           'record mode: every mock request is forwarded to fallbackUrl and each answer becomes an endpoint, or a rule keyed by the query and body (needs a fallbackUrl)',
       }),
     ),
+    validation: Type.Optional(ValidationModesSchema),
     config: Type.Optional(
       Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 4096 }), {
         description: `config variables read in templates as {{config.NAME}}: names of A-Z, a-z, 0-9 and _, at most ${100}, values at most 4 KiB`,
@@ -131,6 +133,9 @@ const endpointFields = {
     maxProperties: LIMITS.headersPerStep,
     description: 'headers of the default answer (values are templates)',
   }),
+  validation: Type.Union([ValidationModesSchema, Type.Null()], {
+    description: "contract validation of this endpoint's requests and answers; null: the project's (docs/contract.md)",
+  }),
 };
 export const EndpointBody = Type.Object(
   {
@@ -141,6 +146,7 @@ export const EndpointBody = Type.Object(
     contentType: Type.Optional(endpointFields.contentType),
     data: Type.Optional(endpointFields.data),
     headers: Type.Optional(endpointFields.headers),
+    validation: Type.Optional(endpointFields.validation),
     ...readOnly(['id', 'projectId', 'createdAt', 'updatedAt', 'rules']),
   },
   { additionalProperties: false },
@@ -154,6 +160,7 @@ export const EndpointPatch = Type.Object(
     contentType: Type.Optional(endpointFields.contentType),
     data: Type.Optional(endpointFields.data),
     headers: Type.Optional(endpointFields.headers),
+    validation: Type.Optional(endpointFields.validation),
     ...readOnly(['id', 'projectId', 'createdAt', 'updatedAt', 'rules']),
   },
   { additionalProperties: false },

@@ -2,7 +2,8 @@
  * Validation beyond JSON Schema, and normalisation of request bodies into domain records with
  * their defaults. Every problem becomes one `details[]` item of a 400 validation_failed.
  */
-import { type ErrorDetail, validationError } from './errors.js';
+import { type ValidationModes, validationModes } from './contract.js';
+import { AppError, type ErrorDetail, validationError } from './errors.js';
 import {
   ACTION_TIMEOUT,
   type Action,
@@ -83,6 +84,7 @@ export interface ProjectInput {
   slug?: string;
   recording?: boolean;
   config?: Record<string, string>;
+  validation?: ValidationModes;
 }
 
 /** Config variables (docs/templates.md): names of [A-Za-z0-9_], at most 100, values at most 4 KiB. */
@@ -118,6 +120,14 @@ export function validateProject(body: Json, partial: boolean): ProjectInput {
     else out.recording = body.recording;
   }
   if (body.config !== undefined) out.config = projectConfig(body.config, p);
+  if (body.validation !== undefined) {
+    try {
+      out.validation = validationModes(body.validation, '/validation');
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      for (const d of e.details ?? []) p.add(d.path, d.message);
+    }
+  }
   if (body.slug !== undefined) {
     if (typeof body.slug !== 'string' || !SLUG.test(body.slug))
       p.add('/slug', 'slug must be a DNS label: 1–63 of a-z, 0-9 and -, not starting or ending with -');
@@ -137,6 +147,7 @@ export interface EndpointInput {
   data: DataBinding | null;
   /** headers of the default answer (values are templates) */
   headers: Record<string, string>;
+  validation: ValidationModes | null;
 }
 
 /** Full endpoint fields from a create body, or from `current` patched by an update body. */
@@ -168,6 +179,15 @@ export function validateEndpoint(body: Json, current?: Endpoint): EndpointInput 
   checkHeaders(headers, '/headers', p);
   if (body.headers !== undefined) p.templates(headers, '/headers');
   if (typeof body.responseBody === 'string') p.templates(body.responseBody, '/responseBody');
+  let validation = current?.validation ?? null;
+  if (body.validation !== undefined) {
+    try {
+      validation = body.validation === null ? null : validationModes(body.validation, '/validation');
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      for (const d of e.details ?? []) p.add(d.path, d.message);
+    }
+  }
   const contentType = body.contentType;
   if (typeof contentType === 'string' && UNSENDABLE.test(contentType))
     p.add('/contentType', 'contentType must be Latin-1 text without CR, LF, NUL or other control characters');
@@ -181,6 +201,7 @@ export function validateEndpoint(body: Json, current?: Endpoint): EndpointInput 
     contentType: (body.contentType as string | undefined) ?? current?.contentType ?? 'application/json',
     data,
     headers,
+    validation,
   };
 }
 

@@ -2,9 +2,12 @@
  * Records → an immutable compiled project: a route table, compiled conditions, templates and
  * sequences. Built once per configuration version; the hot path only runs what is built here.
  */
-import { type SeedBase, seedBase, templated } from '../domain/collections.js';
+
+import { DEFAULT_MODES, type ValidationModes } from '../domain/contract.js';
 import type { CollectionOperation, RuleRecord, RuleTrace, Step, StorageScope } from '../domain/model.js';
+import { type CompiledCollection, compileSeed, lazyBase, seedUsesFaker } from './compile-seed.js';
 import { type CompiledCondition, compileCondition } from './conditions.js';
+import { type CompiledContract, compileContract } from './contract/compile.js';
 import type { ProjectConfig } from './ports.js';
 import { type PreparedHead, prepareHead } from './prepared-head.js';
 import { answerHeaders, type OutHeaders, sendableHeaderValue } from './respond.js';
@@ -20,7 +23,8 @@ import {
   type Template,
   usesFaker,
 } from './template.js';
-import type { EvalContext } from './types.js';
+
+export { type CompiledCollection, compileSeed, seedUsesFaker } from './compile-seed.js';
 
 export interface CompiledStep {
   readonly statusCode: number;
@@ -141,59 +145,14 @@ export interface CompiledEndpoint {
   readonly counts: readonly string[];
   /** collections whose items a template reads ({{#each collection.NAME.items}}) */
   readonly lists: readonly string[];
+  /** the endpoint's own contract validation modes; null: the project's (docs/contract.md) */
+  readonly validation: ValidationModes | null;
   /**
    * What evaluating the rules can wait for: `never` (no storage to load, no rule with an action or
    * a counter), `hits` (rules with counters but nothing to load and no actions: a hit counter is
    * the only wait), or `steps` (anything else: the step function).
    */
   readonly waits: 'never' | 'hits' | 'steps';
-}
-
-export interface CompiledCollection {
-  readonly idField: string;
-  readonly seed: readonly Record<string, unknown>[];
-  /** the seed with its templates rendered for this request (the seed itself when it has none) */
-  readonly render: (ctx: EvalContext) => readonly Record<string, unknown>[];
-  /** the seed as the base of copy-on-write session copies (null when it has templates), made on first use */
-  readonly base: () => SeedBase | null;
-}
-
-/** `seedBase` of the seed, made once when first asked for. */
-function lazyBase(seed: readonly Record<string, unknown>[], idField: string): () => SeedBase | null {
-  let made: SeedBase | null | undefined;
-  return () => {
-    if (made === undefined) made = seedBase(seed, idField);
-    return made;
-  };
-}
-
-/** True when a string anywhere in the seed calls faker. */
-export function seedUsesFaker(v: unknown): boolean {
-  if (typeof v === 'string') return v.includes('{{') && usesFaker(v);
-  if (Array.isArray(v)) return v.some(seedUsesFaker);
-  return v !== null && typeof v === 'object' && Object.values(v).some(seedUsesFaker);
-}
-
-/** A seed whose string values may be templates (`{{faker "person.firstName"}}`): rendered per new copy. */
-export function compileSeed(seed: readonly Record<string, unknown>[]): CompiledCollection['render'] {
-  if (!seed.some(templated)) return () => seed;
-  const cache = new Map<string, Template>();
-  const render = (v: unknown, ctx: EvalContext): unknown => {
-    if (typeof v === 'string') {
-      if (!v.includes('{{')) return v;
-      let t = cache.get(v);
-      if (!t) {
-        t = compileTemplate(v);
-        cache.set(v, t);
-      }
-      return t(ctx);
-    }
-    if (Array.isArray(v)) return v.map((x) => render(x, ctx));
-    if (v !== null && typeof v === 'object')
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, render(x, ctx)]));
-    return v;
-  };
-  return (ctx) => seed.map((item) => render(item, ctx) as Record<string, unknown>);
 }
 
 export interface CompiledProject {
@@ -208,6 +167,9 @@ export interface CompiledProject {
   readonly usesFaker: boolean;
   /** config variables (`{{config.NAME}}`) */
   readonly config: ReadonlyMap<string, string>;
+  /** the OpenAPI contract mock traffic is checked against, and how (docs/contract.md) */
+  readonly contract: CompiledContract | null;
+  readonly validation: ValidationModes;
   /** the project's collections by name; `render` gives the seed for a new session's copy */
   readonly collections: ReadonlyMap<string, CompiledCollection>;
 }
@@ -371,6 +333,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
         : null,
       counts,
       lists,
+      validation: e.validation ?? null,
       waits:
         readsStorage ||
         readsProjectStorage ||
@@ -391,6 +354,8 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     router: router.built(),
     usesFaker: anyFaker,
     config: new Map(Object.entries(cfg.project.config ?? {})),
+    contract: cfg.contract ? compileContract(cfg.contract.format, JSON.parse(cfg.contract.resolved)) : null,
+    validation: cfg.project.validation ?? DEFAULT_MODES,
     collections: new Map(
       cfg.collections.map((c) => [
         c.name,

@@ -52,6 +52,8 @@ export class Exchange implements LogRecord {
   byPath = false;
   nearest: LogRecord['nearest'] = undefined;
   data: LogRecord['data'] = undefined;
+  violations: LogRecord['violations'] = undefined;
+  checkAnswer: AnswerNote['checkAnswer'] = undefined;
   sentHeaders: AnswerNote['sentHeaders'] = null;
   sentBody = '';
   sentShared = false;

@@ -4,14 +4,15 @@
  * Reads the body (1 MiB cap), finds the endpoint through the project's compiled router, lets the
  * engine evaluate the rules, writes the answer (respond.ts), and records a log entry.
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { checkRequest } from './contract/gate.js';
 
 export { MAX_BODY_BYTES } from './mock-body.js';
 
 import type { Logger } from 'pino';
 import { isUnavailable } from '../domain/driver-errors.js';
-import { AppError, errorBody } from '../domain/errors.js';
 import { type CollectionAnswer, collectionAnswer } from './collection-answer.js';
 import type { CompiledEndpoint, CompiledProject } from './compile.js';
 import { MockContext } from './context.js';
@@ -19,9 +20,8 @@ import { type Egress, HOP_HEADER, parseHops } from './egress.js';
 import type { Engine, Evaluating, Evaluation } from './engine.js';
 import { Exchange } from './exchange.js';
 import { BodyTooLarge, readBody } from './mock-body.js';
-import { nearestEndpoints } from './nearest.js';
 import type { HotState, Recorder, Waiter } from './ports.js';
-import { proxy } from './proxy.js';
+import { type ProxiedAnswer, proxy } from './proxy.js';
 import type { RequestLog } from './request-log.js';
 import {
   CORS,
@@ -38,11 +38,12 @@ import {
 } from './respond.js';
 import { drive } from './steps.js';
 import { CapExceeded, RENDER_LIMIT } from './template.js';
+import { answerUnmatched } from './unmatched.js';
 
 const SEED_HEADER = 'x-mockyard-seed';
 /** Answers a miss often gets (scanners, typos): built once, not per request. */
 const NO_PROJECT = jsonError('mock_not_found', 'No mock project with this id');
-const NO_ENDPOINT = jsonError('mock_not_found');
+const _NO_ENDPOINT = jsonError('mock_not_found');
 
 export interface MockServerDeps {
   engine: Engine;
@@ -175,6 +176,10 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     }
     x.projectId = project.id;
     x.project = project;
+    if (project.contract) {
+      const refused = checkRequest(x, project, req, res);
+      if (refused !== null) return finish(x, refused);
+    }
     const { method, path } = x;
     if (project.recording && project.fallbackUrl && deps.recorder) {
       // record mode: everything goes to the target, and its answer becomes a mock
@@ -183,7 +188,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       const recorder = deps.recorder;
       const id = project.id;
       let recorded: Promise<string | null> | null = null;
-      return proxy(deps.egress, project.fallbackUrl, view, x.rawBody, req, res, (answer) => {
+      const onAnswer = (answer: ProxiedAnswer) => {
         recorded = recorder.record({
           projectId: id,
           method,
@@ -192,44 +197,21 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
           requestBody: x.bodyText,
           answer,
         });
-      }).then(async (status) => {
-        // the entry says when the answer was not recorded (e.g. larger than MOCKYARD_MAX_RECORD_BYTES)
-        const warning = recorded === null ? null : await (recorded as Promise<string | null>);
-        if (warning) x.warning = warning;
-        finish(x, status);
-      });
+      };
+      return proxy(deps.egress, project.fallbackUrl, view, x.rawBody, req, res, onAnswer, x.checkAnswer).then(
+        async (status) => {
+          // the entry says when the answer was not recorded (e.g. larger than MOCKYARD_MAX_RECORD_BYTES)
+          const warning = recorded === null ? null : await (recorded as Promise<string | null>);
+          if (warning) x.warning = warning;
+          finish(x, status);
+        },
+      );
     }
     const match = project.router.match(method, path);
     if (!match) {
-      if (project.fallbackUrl) {
-        x.proxied = true;
-        return proxy(deps.egress, project.fallbackUrl, x.view(), x.rawBody, req, res).then((status) =>
-          finish(x, status),
-        );
-      }
-      if (method === 'OPTIONS') {
-        res.writeHead(204, {
-          [CORS]: '*',
-          [CSP]: MOCK_CSP,
-          'access-control-allow-methods':
-            req.headers['access-control-request-method'] ?? 'GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS',
-          'access-control-allow-headers': req.headers['access-control-request-headers'] ?? '*',
-          'access-control-max-age': '86400',
-          'content-length': 0,
-        });
-        res.end();
-        finish(x, 204);
-        return;
-      }
-      // what the caller probably meant, in the answer and the log entry
-      const near = nearestEndpoints(project.router.routes(), method, path);
-      if (near.length === 0) sendError(res, 404, NO_ENDPOINT);
-      else {
-        x.nearest = near;
-        sendError(res, 404, JSON.stringify({ ...errorBody(new AppError('mock_not_found')), nearest: near }));
-      }
-      finish(x, 404);
-      return;
+      const status = answerUnmatched(x, project, deps.egress);
+      if (typeof status === 'number') return finish(x, status);
+      return status.then((s) => finish(x, s));
     }
 
     const ep = match.value;

@@ -14,6 +14,8 @@ export interface ProjectConfig {
   endpoints: Endpoint[];
   rules: RuleRecord[];
   collections: Collection[];
+  /** the project's OpenAPI contract, resolved, as JSON text (docs/contract.md); null: none */
+  contract?: { format: string; resolved: string } | null;
 }
 
 /** Who hears a result that is not ready in this turn (a hit count committed with the turn's writes). */

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MockRequestView } from './context.js';
 import { type Egress, EgressError, HOP_HEADER, parseHops } from './egress.js';
-import { answerHeaders, jsonError, sendError } from './respond.js';
+import { type AnswerNote, answerHeaders, jsonError, sendError, VIOLATIONS_HEADER } from './respond.js';
 
 /** A request that passed through this service this many times is not forwarded again. */
 export const MAX_PROXY_HOPS = 3;
@@ -40,6 +40,8 @@ export async function proxy(
   req: IncomingMessage,
   res: ServerResponse,
   onAnswer?: (a: ProxiedAnswer) => void,
+  /** the contract's answer check (docs/contract.md): "the real API drifted" is seen as "our mocks drifted" */
+  checkAnswer?: AnswerNote['checkAnswer'],
 ): Promise<number> {
   const headers: Record<string, string> = {};
   const requestHops = connectionTokens(view.headers.connection);
@@ -64,6 +66,8 @@ export async function proxy(
     for (const [k, v] of Object.entries(r.headers)) if (!HOP_BY_HOP.has(k) && !responseHops.has(k)) own.push([k, v]);
     const out = answerHeaders(own, r.headers['content-type'] ?? 'application/octet-stream', body.length);
     if (r.headers['content-type'] === undefined) delete out['content-type'];
+    const violations = checkAnswer?.(r.status, r.headers, r.body) ?? 0;
+    if (violations > 0) out[VIOLATIONS_HEADER] = String(violations);
     res.writeHead(r.status, out);
     res.end(req.method === 'HEAD' ? undefined : body);
     onAnswer?.({ status: r.status, headers: r.headers, bytes: body });

@@ -80,6 +80,7 @@ export function settle(p: LogRecord): RequestLogEntry {
   if (p.warning) e.warning = p.warning;
   if (p.nearest && p.nearest.length > 0) e.nearest = p.nearest;
   if (p.data) e.data = p.data;
+  if (p.violations) e.violations = p.violations;
   const response = sentAnswer(p);
   if (response) e.response = response;
   return e;

@@ -90,6 +90,7 @@ export class Ring {
   private warnings: string[] = [];
   private nearests: RequestLogEntry['nearest'][] = [];
   private datas: RequestLogEntry['data'][] = [];
+  private violationses: RequestLogEntry['violations'][] = [];
   private steps: (CompiledStep | null)[] = [];
   private sentHeaders: (Readonly<OutHeaders> | null)[] = [];
   private sharedBodies: string[] = [];
@@ -139,6 +140,7 @@ export class Ring {
     this.warnings[i] = p.warning ?? '';
     this.nearests[i] = p.nearest;
     this.datas[i] = p.data;
+    this.violationses[i] = p.violations;
     this.flags[i] = p.proxied === true ? 1 : 0;
     const na = p.actions.length;
     this.actionCounts[i] = na;
@@ -198,6 +200,7 @@ export class Ring {
       warning: this.warnings[i],
       nearest: this.nearests[i],
       data: this.datas[i],
+      violations: this.violationses[i],
       sentHeaders: this.headers(i),
       sentBody: text.sentBody,
       sentShared: false,
@@ -252,6 +255,7 @@ export class Ring {
     this.warnings = column(this.warnings);
     this.nearests = column(this.nearests);
     this.datas = column(this.datas);
+    this.violationses = column(this.violationses);
     this.steps = column(this.steps);
     this.sentHeaders = column(this.sentHeaders);
     this.sharedBodies = column(this.sharedBodies);

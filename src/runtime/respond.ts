@@ -39,7 +39,16 @@ export interface AnswerNote {
   sentDelay: number;
   /** events a streamed answer sent (src/runtime/stream-step.ts) */
   sentEvents?: number;
+  /**
+   * Checks an answer against the contract before it is written (docs/contract.md): the number of
+   * violations, request ones included, for `X-Mockyard-Violations`. Answers then skip the prepared
+   * head, which cannot take a header.
+   */
+  checkAnswer?: (status: number, headers: Readonly<OutHeaders>, body: string) => number;
 }
+
+/** The header that counts an answer's contract violations. */
+export const VIOLATIONS_HEADER = 'x-mockyard-violations';
 
 export const jsonError = (code: ConstructorParameters<typeof AppError>[0], message?: string) =>
   JSON.stringify(errorBody(new AppError(code, message)));
@@ -131,9 +140,14 @@ export function writeAnswer(
   body: string,
   note: AnswerNote,
 ): number {
-  noted(note, headers, body, status);
-  const final = finalStatus(res, status, headers);
-  res.writeHead(final, headers);
+  let sent = headers;
+  if (note.checkAnswer) {
+    const n = note.checkAnswer(status, headers, body);
+    if (n > 0) sent = { ...headers, [VIOLATIONS_HEADER]: String(n) };
+  }
+  noted(note, sent, body, status);
+  const final = finalStatus(res, status, sent);
+  res.writeHead(final, sent);
   res.end(body);
   return final;
 }
@@ -152,7 +166,7 @@ export function writeDefault(
 ): number {
   const headers = defaultHeadersOf(ep, length, ctx);
   const head = defaultHead(ep);
-  if (head && sendPrepared(res, ep.statusCode, head.before + length + head.after, body, headers))
+  if (head && !note.checkAnswer && sendPrepared(res, ep.statusCode, head.before + length + head.after, body, headers))
     return noted(note, headers, body, ep.statusCode);
   return writeAnswer(res, ep.statusCode, headers, body, note);
 }
@@ -188,7 +202,7 @@ export function writeFixed(
   ep.fixedHeaders ??= defaultHeadersOf(ep, ep.fixedLength);
   const head = defaultHead(ep)?.whole;
   const status =
-    head && sendPrepared(res, ep.statusCode, head, ep.fixedBody, ep.fixedHeaders)
+    head && !note.checkAnswer && sendPrepared(res, ep.statusCode, head, ep.fixedBody, ep.fixedHeaders)
       ? noted(note, ep.fixedHeaders, ep.fixedBody, ep.statusCode)
       : writeAnswer(res, ep.statusCode, ep.fixedHeaders, ep.fixedBody, note);
   note.sentShared = true;
@@ -284,7 +298,7 @@ function emitStep(
       return 0;
   }
   const head = step.fixed?.head?.whole;
-  if (head && sendPrepared(res, step.statusCode, head, body, headers)) {
+  if (head && !note.checkAnswer && sendPrepared(res, step.statusCode, head, body, headers)) {
     noted(note, headers, body, step.statusCode);
     note.sentShared = true;
     return step.statusCode;

@@ -40,9 +40,13 @@ export function compileFilter(f: RequestFilter): (e: RequestLogEntry) => boolean
     (f.ruleId === undefined || e.ruleId === f.ruleId) &&
     (f.session === undefined || (e.session ?? '') === f.session) &&
     (f.statusCode === undefined || e.statusCode === f.statusCode) &&
+    (f.violations === undefined || hasViolations(e) === f.violations) &&
     Date.parse(e.at) >= since &&
     headers.every(([k, v]) => Object.hasOwn(e.headers, k) && e.headers[k] === v);
 }
+
+const hasViolations = (e: RequestLogEntry): boolean =>
+  e.violations !== undefined && e.violations.request.length + e.violations.response.length > 0;
 
 /**
  * The entries that pass `test`, in order; the matching gives the event loop back every

@@ -56,6 +56,7 @@ export class Endpoints {
       content_type: e.contentType,
       data: e.data ? JSON.stringify(e.data) : null,
       headers: Object.keys(e.headers).length > 0 ? JSON.stringify(e.headers) : null,
+      validation: e.validation ? JSON.stringify(e.validation) : null,
       created_at: at,
       updated_at: at,
     };
@@ -111,6 +112,7 @@ export class Endpoints {
             content_type: next.contentType,
             data: next.data ? JSON.stringify(next.data) : null,
             headers: Object.keys(next.headers).length > 0 ? JSON.stringify(next.headers) : null,
+            validation: next.validation ? JSON.stringify(next.validation) : null,
             updated_at: nowIso(),
           })
           .where('id', '=', endpointId)

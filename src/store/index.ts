@@ -17,6 +17,7 @@ import type pg from 'pg';
 import { ApiKeys } from './api-keys.js';
 import { Attempts } from './attempts.js';
 import { Collections } from './collections.js';
+import { Contracts } from './contracts.js';
 import { StoreCore } from './core.js';
 import { type DialectCaps, POSTGRES, SQLITE } from './dialect.js';
 import { Endpoints } from './endpoints.js';
@@ -51,6 +52,7 @@ export class Store extends EventEmitter {
   readonly collections: Collections;
   readonly apiKeys: ApiKeys;
   readonly attempts: Attempts;
+  readonly contracts: Contracts;
   private hotState: HotState | null = null;
 
   constructor(
@@ -77,6 +79,7 @@ export class Store extends EventEmitter {
     this.collections = new Collections(core, this.projects, () => this.hot);
     this.apiKeys = new ApiKeys(core);
     this.attempts = new Attempts(core);
+    this.contracts = new Contracts(core, this.projects);
   }
 
   /** The mock hot path's state (made once the schema is up to date: its statements are prepared). */

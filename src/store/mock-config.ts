@@ -32,7 +32,13 @@ export class MockConfig {
       .where('project_id', '=', projectId)
       .orderBy('seq')
       .execute();
+    const contract = await db
+      .selectFrom('contracts')
+      .select(['format', 'resolved'])
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
     return {
+      contract: contract ? { format: contract.format, resolved: contract.resolved } : null,
       project: toProject(p),
       version: Number(p.version),
       endpoints: endpoints.map(toEndpoint),

@@ -2,7 +2,9 @@
  * Projects, owner first: every read and write filters on the owner, so another user's project is
  * indistinguishable from a missing one. Each project has a slug (its mock host label, SECURITY.md).
  */
+
 import { type RawBuilder, sql } from 'kysely';
+import type { ValidationModes } from '../domain/contract.js';
 import { isUniqueViolation } from '../domain/driver-errors.js';
 import { AppError } from '../domain/errors.js';
 import { newId, newSlug, nowIso } from '../domain/ids.js';
@@ -16,6 +18,7 @@ export interface ProjectFields {
   slug?: string;
   recording?: boolean;
   config?: Record<string, string>;
+  validation?: ValidationModes;
 }
 
 const slugTaken = () => new AppError('conflict', 'That slug is taken by another project');
@@ -52,6 +55,7 @@ export class Projects {
       fallback_url: input.fallbackUrl ?? null,
       recording: input.recording ? 1 : 0,
       config: input.config && Object.keys(input.config).length > 0 ? JSON.stringify(input.config) : null,
+      validation: input.validation ? JSON.stringify(input.validation) : null,
       created_at: at,
       updated_at: at,
     };
@@ -82,7 +86,7 @@ export class Projects {
       slug = await this.withFreshSlug(input.name, insert);
     }
     this.core.changed(base.id);
-    return toProject({ ...base, slug, seq: 0, version: 1, validation: null });
+    return toProject({ ...base, slug, seq: 0, version: 1 });
   }
 
   async get(ownerId: string, projectId: string): Promise<Project | null> {
@@ -109,12 +113,14 @@ export class Projects {
       slug?: string;
       recording?: number;
       config?: string | null;
+      validation?: string | null;
       version: RawBuilder<number>;
     } = { updated_at: nowIso(), version: sql<number>`version + 1` };
     if (patch.name !== undefined) set.name = patch.name;
     if (patch.fallbackUrl !== undefined) set.fallback_url = patch.fallbackUrl;
     if (patch.slug !== undefined) set.slug = patch.slug;
     if (patch.recording !== undefined) set.recording = patch.recording ? 1 : 0;
+    if (patch.validation !== undefined) set.validation = JSON.stringify(patch.validation);
     if (patch.config !== undefined)
       set.config = Object.keys(patch.config).length > 0 ? JSON.stringify(patch.config) : null;
     let updated: bigint;

@@ -1,5 +1,6 @@
 /** Database rows → domain records (one mapper per table). */
 import type { Selectable } from 'kysely';
+import { DEFAULT_MODES, type ValidationModes } from '../domain/contract.js';
 import type { Endpoint, HttpMethod, Plan, Project, RuleRecord, User } from '../domain/model.js';
 import type { Database } from './schema.js';
 
@@ -15,6 +16,9 @@ export const toProject = (r: Row<'projects'>): Project => ({
   fallbackUrl: r.fallback_url ?? null,
   recording: Boolean(r.recording),
   config: r.config ? (JSON.parse(r.config) as Record<string, string>) : {},
+  validation: r.validation
+    ? { ...DEFAULT_MODES, ...(JSON.parse(r.validation) as Partial<ValidationModes>) }
+    : DEFAULT_MODES,
   slug: r.slug ?? '',
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -30,6 +34,7 @@ export const toEndpoint = (r: Row<'endpoints'>): Endpoint => ({
   contentType: r.content_type,
   data: r.data ? JSON.parse(r.data) : null,
   headers: r.headers ? JSON.parse(r.headers) : {},
+  validation: r.validation ? (JSON.parse(r.validation) as ValidationModes) : null,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });

@@ -51,7 +51,19 @@ export interface EndpointsTable {
   data: string | null;
   /** JSON `{name: value}` of the default answer's headers, or null for none */
   headers: string | null;
+  /** contract validation modes as JSON (null: the project's) */
+  validation: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
+  updated_at: string;
+}
+/** A project's OpenAPI contract (docs/contract.md): as given, and resolved ($refs inlined, Swagger converted). */
+export interface ContractsTable {
+  project_id: string;
+  format: string;
+  /** the document as JSON */
+  document: string;
+  /** the resolved document as JSON (a recursive schema repeats once, then accepts anything) */
+  resolved: string;
   updated_at: string;
 }
 export interface CollectionsTable {
@@ -160,6 +172,7 @@ export interface Database {
   collection_items: CollectionItemsTable;
   collection_sessions: CollectionSessionsTable;
   attempts: AttemptsTable;
+  contracts: ContractsTable;
   request_log: RequestLogTable;
   schema_version: SchemaVersionTable;
 }

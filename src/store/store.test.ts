@@ -26,6 +26,7 @@ const ep = (method: NewEndpoint['method'], path: string, extra: Partial<NewEndpo
   data: null,
   headers: {},
   ...extra,
+  validation: extra.validation ?? null,
 });
 
 const rule = (name: string, extra: Partial<RuleFields> = {}): RuleFields => ({

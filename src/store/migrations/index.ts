@@ -128,6 +128,18 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
     },
     // headers of an endpoint's default answer (docs/api.md "Endpoints")
     // config variables and contract validation modes of a project (docs/templates.md)
+    // a project's OpenAPI contract, and an endpoint's own validation modes (docs/contract.md)
+    '0011_contracts': {
+      up: async (db) => {
+        await run(db, [
+          `CREATE TABLE IF NOT EXISTS contracts (project_id TEXT PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+            format TEXT NOT NULL, document TEXT NOT NULL, resolved TEXT NOT NULL, updated_at TEXT NOT NULL)`,
+        ]);
+        const table = (await db.introspection.getTables()).find((t) => t.name === 'endpoints');
+        if (!table?.columns.some((c) => c.name === 'validation'))
+          await run(db, ['ALTER TABLE endpoints ADD COLUMN validation TEXT']);
+      },
+    },
     '0010_project_settings': {
       up: async (db) => {
         const table = (await db.introspection.getTables()).find((t) => t.name === 'projects');

@@ -1,0 +1,79 @@
+/**
+ * A contract document as the API takes it (docs/contract.md): JSON or YAML text → an OpenAPI 3.0 /
+ * 3.1 or Swagger 2.0 document, checked and resolved by the import workers ($refs inlined, Swagger
+ * converted), the resolved form kept as JSON with a recursive schema cut at its first repetition.
+ */
+import { validationError } from '../domain/errors.js';
+import { compileContract } from '../runtime/contract/compile.js';
+import { loadOpenApiDocument, parseYaml } from './openapi-import.js';
+
+type Json = Record<string, unknown>;
+
+export interface LoadedContract {
+  format: 'openapi-3.0' | 'openapi-3.1' | 'swagger-2.0';
+  document: unknown;
+  resolved: string;
+  operations: number;
+  warnings: { pointer: string; message: string }[];
+}
+
+/** JSON text of a value whose object graph may have cycles: a repeated ancestor becomes `{}`. */
+export function acyclicJson(v: unknown): string {
+  const stack: object[] = [];
+  const copy = (x: unknown): unknown => {
+    if (x === null || typeof x !== 'object') return x;
+    if (stack.includes(x)) return {};
+    stack.push(x);
+    try {
+      if (Array.isArray(x)) return x.map(copy);
+      return Object.fromEntries(Object.entries(x).map(([k, y]) => [k, copy(y)]));
+    } finally {
+      stack.pop();
+    }
+  };
+  return JSON.stringify(copy(v));
+}
+
+export function parseDocument(text: string, yaml: boolean): unknown {
+  const trimmed = text.trimStart();
+  if (!yaml || trimmed.startsWith('{')) {
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      if (!yaml) throw validationError([{ path: '/', message: `the document is not JSON: ${(e as Error).message}` }]);
+    }
+  }
+  return parseYaml(text);
+}
+
+export async function loadContract(owner: string, input: unknown): Promise<LoadedContract> {
+  const { doc, swagger } = await loadOpenApiDocument(input, owner);
+  const version = String((input as Json).openapi ?? '');
+  const format = swagger ? 'swagger-2.0' : version.startsWith('3.1') ? 'openapi-3.1' : 'openapi-3.0';
+  const resolved = acyclicJson(doc);
+  const compiled = compileContract(format, JSON.parse(resolved));
+  const warnings: LoadedContract['warnings'] = [];
+  if (compiled.operations.length === 0) warnings.push({ pointer: '/paths', message: 'the contract has no operations' });
+  // every check is built once here, so a schema AJV cannot take is said now, not at the first request
+  for (const op of compiled.operations) {
+    const c = op.checks();
+    const schemas = [
+      ...c.params.map((p) => p.check),
+      ...(c.body?.media.map((m) => m.check) ?? []),
+      ...[...c.responses.values()].flatMap((r) => r.media.map((m) => m.check)),
+    ];
+    for (const s of schemas)
+      if (s?.problem)
+        warnings.push({
+          pointer: `/paths/${op.template.replaceAll('~', '~0').replaceAll('/', '~1')}/${op.method.toLowerCase()}`,
+          message: `a schema is not checked: ${s.problem}`,
+        });
+  }
+  return {
+    format,
+    document: input,
+    resolved,
+    operations: compiled.operations.length,
+    warnings: warnings.slice(0, 100),
+  };
+}

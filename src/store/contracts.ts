@@ -1,0 +1,71 @@
+/** A project's OpenAPI contract (docs/contract.md): one row per project, replaced whole. */
+import { nowIso } from '../domain/ids.js';
+import type { StoreCore } from './core.js';
+import type { Projects } from './projects.js';
+
+export interface StoredContract {
+  format: string;
+  /** the document as given (JSON) */
+  document: unknown;
+  updatedAt: string;
+}
+
+export class Contracts {
+  constructor(
+    private readonly core: StoreCore,
+    private readonly projects: Projects,
+  ) {}
+
+  /** Attaches (or replaces) the contract; the mock runtime reloads the project. */
+  async put(
+    ownerId: string,
+    projectId: string,
+    c: { format: string; document: unknown; resolved: string },
+  ): Promise<void> {
+    await this.projects.require(ownerId, projectId);
+    const row = { format: c.format, document: JSON.stringify(c.document), resolved: c.resolved, updated_at: nowIso() };
+    await this.core.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('contracts').where('project_id', '=', projectId).execute();
+      await trx
+        .insertInto('contracts')
+        .values({ project_id: projectId, ...row })
+        .execute();
+      await this.core.bump(trx, projectId);
+    });
+    this.core.changed(projectId);
+  }
+
+  async get(ownerId: string, projectId: string): Promise<StoredContract | null> {
+    await this.projects.require(ownerId, projectId);
+    const r = await this.core.db
+      .selectFrom('contracts')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    return r ? { format: r.format, document: JSON.parse(r.document), updatedAt: r.updated_at } : null;
+  }
+
+  /** The resolved document (JSON text) and its format, for lint. */
+  async resolved(ownerId: string, projectId: string): Promise<{ format: string; resolved: string } | null> {
+    await this.projects.require(ownerId, projectId);
+    const r = await this.core.db
+      .selectFrom('contracts')
+      .select(['format', 'resolved'])
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    return r ?? null;
+  }
+
+  /** Removes the contract; false when there was none. */
+  async delete(ownerId: string, projectId: string): Promise<boolean> {
+    await this.projects.require(ownerId, projectId);
+    let removed = false;
+    await this.core.db.transaction().execute(async (trx) => {
+      const r = await trx.deleteFrom('contracts').where('project_id', '=', projectId).executeTakeFirst();
+      removed = Number(r.numDeletedRows) > 0;
+      if (removed) await this.core.bump(trx, projectId);
+    });
+    if (removed) this.core.changed(projectId);
+    return removed;
+  }
+}

@@ -1,0 +1,295 @@
+/**
+ * Contract validation (docs/contract.md) through the real server on both databases: attaching the
+ * contract, the three request modes and their precedence, every parameter location and style, body
+ * keywords and formats, nullable, readOnly, discriminator, form bodies, security presence, the
+ * problem body, response validation of mocks, the log, verification and lint.
+ */
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS } from '../helpers/databases.js';
+import { expectError } from '../helpers/expect.js';
+import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
+import { PET, PETSTORE } from './fixture.js';
+
+const RID = '6f1c2e0a-8d1b-4c3e-9f2a-1b2c3d4e5f60';
+
+describe.each(DIALECTS)('contract validation (%s)', (dialect) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer(dialect);
+  });
+  afterAll(() => s.close());
+
+  async function setup(validation: Record<string, unknown>) {
+    const c = s.client;
+    const u = await c.user();
+    const p = await c.project(u.token);
+    const put = await c.api('PUT', `/api/projects/${p.id}/contract`, PETSTORE, u.token);
+    expect(put.status, put.text).toBe(200);
+    expect(put.json).toEqual({ format: 'openapi-3.0', operations: 4, warnings: [] });
+    expect((await c.api('PATCH', `/api/projects/${p.id}`, { validation }, u.token)).status).toBe(200);
+    const pets = await c.endpoint(u.token, p.id, {
+      method: 'GET',
+      path: '/pets',
+      responseBody: '[]',
+      headers: { 'X-Total': '0' },
+    });
+    await c.endpoint(u.token, p.id, {
+      method: 'POST',
+      path: '/pets',
+      statusCode: 201,
+      responseBody: JSON.stringify({ id: RID, ...PET }),
+    });
+    await c.endpoint(u.token, p.id, {
+      method: 'GET',
+      path: '/pets/:petId',
+      responseBody: JSON.stringify({ id: RID, ...PET }),
+    });
+    await c.endpoint(u.token, p.id, { method: 'POST', path: '/animals', statusCode: 204 });
+    return { c, u, p, pets };
+  }
+
+  it('attaches, reads, replaces (YAML) and removes the contract', async () => {
+    const c = s.client;
+    const u = await c.user();
+    const p = await c.project(u.token);
+    expectError(await c.api('GET', `/api/projects/${p.id}/contract`, undefined, u.token), 404, 'not_found');
+    await c.api('PUT', `/api/projects/${p.id}/contract`, PETSTORE, u.token);
+    expect((await c.api('GET', `/api/projects/${p.id}/contract`, undefined, u.token)).json).toEqual(PETSTORE);
+    const yaml =
+      'openapi: 3.1.0\ninfo: {title: t, version: "1"}\npaths:\n  /x:\n    get:\n      responses:\n        "200": {description: ok}\n';
+    const r = await c.api('PUT', `/api/projects/${p.id}/contract`, yaml, u.token, {
+      'content-type': 'application/yaml',
+    });
+    expect(r.json).toEqual({ format: 'openapi-3.1', operations: 1, warnings: [] });
+    expectError(
+      await c.api('PUT', `/api/projects/${p.id}/contract`, { openapi: '9' }, u.token),
+      400,
+      'validation_failed',
+    );
+    expect((await c.api('DELETE', `/api/projects/${p.id}/contract`, undefined, u.token)).status).toBe(204);
+    expectError(await c.api('GET', `/api/projects/${p.id}/contract`, undefined, u.token), 404, 'not_found');
+    const other = await c.user();
+    expectError(await c.api('GET', `/api/projects/${p.id}/contract`, undefined, other.token), 404, 'not_found');
+  });
+
+  it('enforce answers problem+json with one violation per problem, for every parameter location', async () => {
+    const { c, p } = await setup({ requests: 'enforce' });
+    const ok = await c.mock(p.id, 'GET', '/pets', {
+      query: 'limit=5&tags=a&tags=b&ids=1,2',
+      headers: { 'x-request-id': RID },
+    });
+    expect(ok.status, ok.text).toBe(200);
+    const bad = await c.mock(p.id, 'GET', '/pets', { query: 'limit=0&ids=1,x', headers: {} });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toBe('application/problem+json');
+    expect(bad.headers.get('x-mockyard-violations')).toBe('3');
+    expect(bad.json).toMatchObject({
+      type: 'request_validation_failed',
+      title: 'The request does not match the API contract',
+      status: 400,
+    });
+    expect(bad.json.violations).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ in: 'query', name: 'limit', keyword: 'minimum' }),
+        expect.objectContaining({ in: 'query', name: 'ids', keyword: 'type' }),
+        expect.objectContaining({ in: 'header', name: 'X-Request-Id', keyword: 'required' }),
+      ]),
+    );
+    // path (int32) and cookie parameters; the server URL's path prefix is optional
+    expect((await c.mock(p.id, 'GET', '/pets/7', { headers: { cookie: 'sid=abcd' } })).status).toBe(200);
+    expect((await c.mock(p.id, 'GET', '/v1/pets/7', { headers: { cookie: 'sid=abcd' } })).status).toBe(404);
+    const path = await c.mock(p.id, 'GET', '/pets/seven', { headers: { cookie: 'sid=ab' } });
+    expect(path.json.violations.map((v: { in: string }) => v.in).sort()).toEqual(['cookie', 'path']);
+    const none = await c.mock(p.id, 'DELETE', '/pets/7');
+    expect(none.json.violations).toEqual([expect.objectContaining({ in: 'operation' })]);
+  });
+
+  it('checks bodies: keywords, formats, nullable, readOnly, discriminator, form bodies, content types', async () => {
+    const { c, p } = await setup({ requests: 'enforce', status: 422 });
+    const post = (body: string, type = 'application/json', key = true) =>
+      c.mock(p.id, 'POST', '/pets', { body, headers: { 'content-type': type, ...(key ? { 'x-api-key': 'k' } : {}) } });
+    expect((await post(JSON.stringify(PET))).status).toBe(201);
+    const wrong = await post(
+      JSON.stringify({ ...PET, price: 'cheap', born: '2020-13-01', owner: 'nope', kind: 'cow', tag: 5 }),
+    );
+    expect(wrong.status).toBe(422);
+    const byPointer = Object.fromEntries(
+      wrong.json.violations.map((v: { pointer: string; keyword: string }) => [v.pointer, v.keyword]),
+    );
+    expect(byPointer).toMatchObject({
+      '/price': 'type',
+      '/born': 'format',
+      '/owner': 'format',
+      '/kind': 'enum',
+      '/tag': 'type',
+    });
+    expect(wrong.json.violations.find((v: { pointer: string }) => v.pointer === '/price').message).toBe(
+      'must be number, got string',
+    );
+    const ro = await post(JSON.stringify({ ...PET, id: RID }));
+    expect(ro.json.violations).toEqual([
+      expect.objectContaining({ in: 'body', pointer: '/id', message: expect.stringContaining('readOnly') }),
+    ]);
+    const missing = await post(JSON.stringify({ name: 'x' }));
+    expect(missing.json.violations).toEqual([expect.objectContaining({ pointer: '/price', keyword: 'required' })]);
+    expect((await post('name=Rex&price=3', 'application/x-www-form-urlencoded')).status).toBe(201);
+    expect((await post('price=abc', 'application/x-www-form-urlencoded')).json.violations.length).toBe(2);
+    expect((await post('<pet/>', 'application/xml')).json.violations).toEqual([
+      expect.objectContaining({ in: 'header', name: 'content-type' }),
+    ]);
+    expect((await post('')).json.violations).toEqual([expect.objectContaining({ in: 'body', keyword: 'required' })]);
+    expect((await post('{not json')).json.violations[0].message).toBe('the body is not valid JSON');
+    // security: an API key header or a bearer token
+    expect((await post(JSON.stringify(PET), 'application/json', false)).json.violations).toEqual([
+      expect.objectContaining({ in: 'security' }),
+    ]);
+    const bearer = await c.mock(p.id, 'POST', '/pets', {
+      body: JSON.stringify(PET),
+      headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
+    });
+    expect(bearer.status).toBe(201);
+    // oneOf with a discriminator
+    const animal = (b: unknown) =>
+      c.mock(p.id, 'POST', '/animals', { body: JSON.stringify(b), headers: { 'content-type': 'application/json' } });
+    expect((await animal({ type: 'cat', lives: 9 })).status).toBe(204);
+    expect((await animal({ type: 'dog', lives: 9 })).status).toBe(422);
+  });
+
+  it('modes: the header beats the endpoint, which beats the project; warn lets the mock answer', async () => {
+    const { c, u, p, pets } = await setup({ requests: 'warn', responses: 'off' });
+    const warned = await c.mock(p.id, 'GET', '/pets', { query: 'limit=abc' });
+    expect(warned.status).toBe(200);
+    expect(warned.headers.get('x-mockyard-violations')).toBe('2');
+    expect(
+      (await c.mock(p.id, 'GET', '/pets', { query: 'limit=abc', headers: { 'x-mockyard-validate': 'enforce' } }))
+        .status,
+    ).toBe(400);
+    await c.api(
+      'PATCH',
+      `/api/projects/${p.id}/endpoints/${pets.id}`,
+      { validation: { requests: 'enforce' } },
+      u.token,
+    );
+    await expect.poll(async () => (await c.mock(p.id, 'GET', '/pets', { query: 'limit=abc' })).status).toBe(400);
+    const off = await c.mock(p.id, 'GET', '/pets', { query: 'limit=abc', headers: { 'x-mockyard-validate': 'off' } });
+    expect(off.status).toBe(200);
+    expect(off.headers.get('x-mockyard-violations')).toBeNull();
+    // the log entry carries the violations; verification filters on them
+    const log = await c.api('GET', `/api/projects/${p.id}/requests?limit=10`, undefined, u.token);
+    const entry = log.json.find(
+      (e: { statusCode: number; violations?: unknown }) => e.statusCode === 200 && e.violations,
+    );
+    expect(entry.violations.request).toEqual(
+      expect.arrayContaining([expect.objectContaining({ in: 'query', name: 'limit' })]),
+    );
+    const withV = await c.api('POST', `/api/projects/${p.id}/requests/count`, { violations: true }, u.token);
+    const withoutV = await c.api('POST', `/api/projects/${p.id}/requests/count`, { violations: false }, u.token);
+    expect(withV.json.count).toBe(3);
+    expect(withoutV.json.count).toBe(1);
+  });
+
+  it('warns about answers that drift from the contract: status, headers, body', async () => {
+    const { c, u, p, pets } = await setup({ requests: 'off', responses: 'warn' });
+    const good = await c.mock(p.id, 'GET', '/pets');
+    expect(good.headers.get('x-mockyard-violations')).toBeNull();
+    await c.api(
+      'PATCH',
+      `/api/projects/${p.id}/endpoints/${pets.id}`,
+      { headers: {}, responseBody: JSON.stringify([{ id: RID, name: 'Rex', price: '9', secret: 's' }]) },
+      u.token,
+    );
+    await expect.poll(async () => (await c.mock(p.id, 'GET', '/pets')).headers.get('x-mockyard-violations')).toBe('3');
+    const log = await c.api('POST', `/api/projects/${p.id}/requests/find`, { violations: true }, u.token);
+    const v = log.json[log.json.length - 1].violations.response;
+    expect(v).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ in: 'header', name: 'x-total' }),
+        expect.objectContaining({ in: 'body', pointer: '/0/price' }),
+        expect.objectContaining({ in: 'body', pointer: '/0/secret' }),
+      ]),
+    );
+    const ep = await c.endpoint(u.token, p.id, { method: 'GET', path: '/pets/:petId/x', statusCode: 200 });
+    expect(ep.id).toBeTruthy();
+    const rule = await c.api(
+      'POST',
+      `/api/projects/${p.id}/endpoints/${pets.id}/rules`,
+      { name: 'teapot', response: { steps: [{ statusCode: 418, body: '' }] } },
+      u.token,
+    );
+    expect(rule.status).toBe(201);
+    await expect.poll(async () => (await c.mock(p.id, 'GET', '/pets')).status).toBe(418);
+    const last = await c.api('POST', `/api/projects/${p.id}/requests/find`, { statusCode: 418 }, u.token);
+    expect(last.json[0].violations.response).toEqual([expect.objectContaining({ in: 'status' })]);
+  });
+
+  it('lints every answer and lists the operations no endpoint mocks', async () => {
+    const { c, u, p, pets } = await setup({});
+    await c.api('PATCH', `/api/projects/${p.id}/endpoints/${pets.id}`, { responseBody: '[{"name":1}]' }, u.token);
+    await c.endpoint(u.token, p.id, { method: 'GET', path: '/nowhere' });
+    const lint = await c.api('GET', `/api/projects/${p.id}/contract/lint`, undefined, u.token);
+    expect(lint.status).toBe(200);
+    expect(lint.json.operations).toEqual({ total: 4, mocked: 4, unmocked: [] });
+    const byPath = Object.fromEntries(
+      lint.json.endpoints.map((e: { method: string; path: string }) => [`${e.method} ${e.path}`, e]),
+    );
+    expect(byPath['GET /pets'].operation).toBe('GET /pets');
+    expect(byPath['GET /pets'].problems.map((x: { pointer?: string }) => x.pointer)).toEqual(
+      expect.arrayContaining(['/0/name', '/0/id', '/0/price']),
+    );
+    expect(byPath['GET /nowhere'].operation).toBeNull();
+    expect(byPath['GET /pets/:petId'].problems).toEqual([]);
+  });
+
+  it('an OpenAPI import attaches its document unless ?contract=false', async () => {
+    const c = s.client;
+    const u = await c.user();
+    const a = await c.project(u.token);
+    const b = await c.project(u.token);
+    expect((await c.api('POST', `/api/projects/${a.id}/import/openapi`, PETSTORE, u.token)).status).toBe(200);
+    expect((await c.api('GET', `/api/projects/${a.id}/contract`, undefined, u.token)).status).toBe(200);
+    expect((await c.api('POST', `/api/projects/${b.id}/import/openapi?contract=false`, PETSTORE, u.token)).status).toBe(
+      200,
+    );
+    expect((await c.api('GET', `/api/projects/${b.id}/contract`, undefined, u.token)).status).toBe(404);
+  });
+});
+
+describe('contract validation of a proxied upstream (sqlite)', () => {
+  let s: TestServer;
+  let upstream: http.Server;
+  let port = 0;
+  beforeAll(async () => {
+    port = await freePort();
+    // the "real API", answering off-contract: a name that is a number, no price
+    upstream = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: RID, name: 5 }));
+    });
+    await new Promise<void>((r) => upstream.listen(port, '127.0.0.1', () => r()));
+    s = await startTestServer('sqlite', { allowTargets: [`127.0.0.1:${port}`] });
+  });
+  afterAll(async () => {
+    await s.close();
+    await new Promise((r) => upstream.close(r));
+  });
+
+  it('says the real API drifted: header and log entry', async () => {
+    const c = s.client;
+    const u = await c.user();
+    const p = await c.project(u.token);
+    await c.api('PUT', `/api/projects/${p.id}/contract`, PETSTORE, u.token);
+    await c.api(
+      'PATCH',
+      `/api/projects/${p.id}`,
+      { fallbackUrl: `http://127.0.0.1:${port}`, validation: { responses: 'warn' } },
+      u.token,
+    );
+    const r = await c.mock(p.id, 'GET', '/pets/7', { headers: { cookie: 'sid=abcd' } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-mockyard-violations')).toBe('2');
+    const [entry] = (await c.api('POST', `/api/projects/${p.id}/requests/find`, { violations: true }, u.token)).json;
+    expect(entry.proxied).toBe(true);
+    expect(entry.violations.response.map((v: { pointer: string }) => v.pointer).sort()).toEqual(['/name', '/price']);
+  });
+});
