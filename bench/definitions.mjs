@@ -20,6 +20,41 @@ export const seqDef = (p) => ({
 });
 
 const json = { statusCode: 200, contentType: 'application/json' };
+
+/** S10: the contract of S1's answer (GET /api/users with an integer `limit`). */
+export const USERS_CONTRACT = {
+  openapi: '3.0.3',
+  info: { title: 'bench', version: '1' },
+  paths: {
+    '/api/users': {
+      get: {
+        parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } }],
+        responses: {
+          200: {
+            description: 'users',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    users: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        required: ['id', 'name'],
+                        properties: { id: { type: 'integer' }, name: { type: 'string' }, role: { type: 'string' } },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
 /** path (with query) and headers of the load's request, and `def`: the endpoint and its rules. */
 export const MOCKS = {
   S1: {
@@ -58,4 +93,15 @@ export const MOCKS = {
     def: { endpoint: { method: 'GET', path: '/api/each', ...json, responseBody: EACH_TEMPLATE }, rules: [] },
   },
   S4: { path: '/api/seq', def: seqDef('/api/seq') },
+  // S1's answer in a project of its own with a contract, requests enforced (docs/contract.md)
+  S10: {
+    path: '/api/users?limit=10',
+    def: {
+      ownProject: true,
+      contract: USERS_CONTRACT,
+      validation: { requests: 'enforce' },
+      endpoint: { method: 'GET', path: '/api/users', ...json, responseBody: USERS_BODY },
+      rules: [],
+    },
+  },
 };

@@ -99,6 +99,17 @@ async function createProject(port, token, name) {
 }
 // One endpoint and its rules; returns { endpointId, ruleId (the last rule's) }.
 async function createEndpoint(port, token, projectId, def) {
+  if (def.contract)
+    await api(port, 'PUT', `/api/projects/${encodeURIComponent(projectId)}/contract`, def.contract, token, 200);
+  if (def.validation)
+    await api(
+      port,
+      'PATCH',
+      `/api/projects/${encodeURIComponent(projectId)}`,
+      { validation: def.validation },
+      token,
+      200,
+    );
   if (def.collection) {
     const c = `/api/projects/${encodeURIComponent(projectId)}/collections`;
     await api(port, 'POST', c, def.collection, token, 201);

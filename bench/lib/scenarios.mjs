@@ -130,6 +130,17 @@ const SCENARIOS = {
       return null;
     },
   },
+  S10: {
+    title: 'S1 with a contract, enforce, valid requests',
+    ...MOCKS.S10,
+    async verify(t) {
+      const ok = await checkStatic(t, '/api/users?limit=10');
+      if (ok !== null || t.kind !== 'mockyard') return ok;
+      // the contract is on: an invalid request is refused before the mock runs
+      const bad = await get(t.ports[0], `${t.prefix}/api/users?limit=abc`);
+      return bad.status === 400 ? null : `GET /api/users?limit=abc -> ${bad.status}, expected 400 (enforce)`;
+    },
+  },
   S6: {
     title: `S1 in a ${S6_ENDPOINTS}-endpoint project, ${S6_PROJECTS} projects`,
     path: '/api/users',

@@ -49,7 +49,23 @@ const SERVER_CPUS = env.SERVER_CPUS || '1';
 const NICE = env.NICE ? num('NICE', 0, { min: -20, int: true }) : null;
 const LOADGEN_CPUS = env.LOADGEN_CPUS || '0';
 
-const ALL_IDS = ['S1', 'S2', 'S3', 'S3b', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9', 'S1-pg', 'S4-pg', 'S5-pg', 'S8-pg'];
+const ALL_IDS = [
+  'S1',
+  'S2',
+  'S3',
+  'S3b',
+  'S4',
+  'S5',
+  'S6',
+  'S7',
+  'S8',
+  'S9',
+  'S10',
+  'S1-pg',
+  'S4-pg',
+  'S5-pg',
+  'S8-pg',
+];
 const isPg = (id) => id.endsWith('-pg');
 const SCEN_FILTER = (env.SCENARIOS || '')
   .split(',')

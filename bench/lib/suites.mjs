@@ -130,7 +130,10 @@ async function benchMockyard(ids, nodeT, results, notes, meta) {
     const infos = {};
     for (const id of ids.filter((x) => SCENARIOS[x].def)) {
       try {
-        infos[id] = await createEndpoint(port, token, projectId, SCENARIOS[id].def);
+        const def = SCENARIOS[id].def;
+        // a scenario with a contract gets a project of its own: the others stay unvalidated
+        const pid = def.ownProject ? await createProject(port, token, `bench-${id}`) : projectId;
+        infos[id] = { ...(await createEndpoint(port, token, pid, def)), projectId: pid };
       } catch (e) {
         infos[id] = { error: `setup failed: ${e.message}` };
         log(`mockyard ${id}: ${infos[id].error}`);
@@ -142,7 +145,12 @@ async function benchMockyard(ids, nodeT, results, notes, meta) {
     const runOne = (id) => {
       const my = infos[id].error
         ? { label, error: infos[id].error }
-        : { ...base, prefix: `/m/${encodeURIComponent(projectId)}`, info: infos[id], projectId };
+        : {
+            ...base,
+            prefix: `/m/${encodeURIComponent(infos[id].projectId)}`,
+            info: infos[id],
+            projectId: infos[id].projectId,
+          };
       return runPair(id, [nodeT, my], results);
     };
     // S6's RSS is read on a process that has answered S1–S5, as before S7–S9 existed: S7's lists

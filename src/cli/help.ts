@@ -15,6 +15,7 @@ Commands:
   import <file>                  import OpenAPI, Swagger, WireMock, Mockoon, Postman, HAR or an export
   export <project>               print a project as a JSON export document
   mcp                            serve the MCP tools over stdio to a running service (agents)
+  lint --contract <openapi> <mocks>  check mock files against an OpenAPI contract (exit 1 on problems)
   user set-plan <email> <plan>   set a user's plan (free, pro, business) in the database
 
 Options:
@@ -23,6 +24,13 @@ Options:
 
 Commands that talk to a running service take --url (default ${DEFAULT_URL}, or MOCKYARD_URL)
 and --token (or MOCKYARD_TOKEN): a session token from POST /api/auth/login.`,
+  lint: `Usage: mockyard lint --contract <openapi file> <mocks file or folder> [--json]
+
+Checks every answer of the mocks (any format serve --file reads: a Mockyard export, WireMock,
+Mockoon, Postman, HAR, OpenAPI) against an OpenAPI 3.0 / 3.1 or Swagger 2.0 contract, offline:
+each endpoint's default answer and each rule step, rendered with a sample request; and lists the
+operations no endpoint mocks. Exit codes: 0 no problem, 1 a problem (or a file that cannot be
+read), 2 wrong usage. --json prints the report as GET /api/projects/:id/contract/lint answers it.`,
   serve: `Usage: mockyard serve [--port N] [--host H] [--database URL]
        mockyard serve --file <file-or-folder> [--watch] [--port N] [--host H]
 

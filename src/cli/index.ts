@@ -10,6 +10,7 @@ import { CliError, print, UsageError } from './common.js';
 import { exportProject } from './export.js';
 import { HELP } from './help.js';
 import { importFile } from './import.js';
+import { lint } from './lint.js';
 import { mcp } from './mcp.js';
 import { serve } from './serve.js';
 import { user } from './user.js';
@@ -37,6 +38,8 @@ async function main(argv: string[]): Promise<void> {
       return exportProject(rest);
     case 'mcp':
       return mcp(rest);
+    case 'lint':
+      return lint(rest);
     case 'user':
       return user(rest);
     default:

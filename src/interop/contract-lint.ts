@@ -27,7 +27,7 @@ export type LintEndpoint = Pick<
   Endpoint,
   'id' | 'method' | 'path' | 'statusCode' | 'responseBody' | 'contentType' | 'headers'
 > & {
-  rules: Pick<RuleRecord, 'id' | 'response'>[];
+  rules: (Pick<RuleRecord, 'id' | 'response'> & Partial<Pick<RuleRecord, 'conditions' | 'active'>>)[];
 };
 
 /** The mock path of a pattern with each `:param` replaced by a sample value. */
@@ -82,7 +82,10 @@ export function lintEndpoints(
     }
     mocked.add(op.id);
     const base = { 'content-type': e.contentType, ...e.headers };
-    problems.push(...check(op, 'default', e.statusCode, base, render(e.responseBody, e.method, e.path, config)));
+    // a rule without conditions answers every request: the default is never sent (WireMock's imports)
+    const shadowed = e.rules.some((r) => r.active !== false && r.response && (r.conditions?.length ?? 1) === 0);
+    if (!shadowed)
+      problems.push(...check(op, 'default', e.statusCode, base, render(e.responseBody, e.method, e.path, config)));
     for (const r of e.rules) {
       r.response?.steps.forEach((s, i) => {
         const where = `rule:${r.id}/step:${i}`;

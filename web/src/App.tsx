@@ -5,6 +5,7 @@ import { ToastProvider } from './components/toast';
 import { EmptyState, Spinner } from './components/ui';
 import { AgentsPage } from './pages/AgentsPage';
 import { AuthPage } from './pages/AuthPage';
+import { ContractPage } from './pages/ContractPage';
 import { DataPage } from './pages/DataPage';
 import { EndpointPage } from './pages/EndpointPage';
 import { KeysPage } from './pages/KeysPage';
@@ -69,6 +70,8 @@ function Routes() {
       return <RequestsPage projectId={route.projectId} />;
     case 'data':
       return <DataPage projectId={route.projectId} />;
+    case 'contract':
+      return <ContractPage projectId={route.projectId} />;
     case 'keys':
       return <KeysPage />;
     case 'agents':

@@ -58,6 +58,23 @@ export interface TemplateHelper {
   aliases?: string[];
 }
 
+export interface ContractAnswer {
+  format: string;
+  operations: number;
+  warnings: { pointer: string; message: string }[];
+}
+
+export interface LintReport {
+  operations: { total: number; mocked: number; unmocked: { method: string; path: string }[] };
+  endpoints: {
+    endpointId: string;
+    method: string;
+    path: string;
+    operation: string | null;
+    problems: { where: string; pointer?: string; message: string }[];
+  }[];
+}
+
 export interface SampleRequest {
   method?: string;
   path?: string;
@@ -167,7 +184,7 @@ export function documentType(text: string): 'application/json' | 'application/ya
 }
 
 export type EndpointInput = Pick<Endpoint, 'method' | 'path' | 'statusCode' | 'responseBody' | 'contentType'> &
-  Partial<Pick<Endpoint, 'headers'>>;
+  Partial<Pick<Endpoint, 'headers' | 'validation'>>;
 
 export const api = {
   register: (email: string, password: string) => request<AuthAnswer>('POST', '/api/auth/register', { email, password }),
@@ -181,7 +198,12 @@ export const api = {
   renameProject: (id: string, name: string) => request<Project>('PATCH', `/api/projects/${enc(id)}`, { name }),
   updateProject: (
     id: string,
-    patch: { fallbackUrl?: string | null; recording?: boolean; config?: Record<string, string> },
+    patch: {
+      fallbackUrl?: string | null;
+      recording?: boolean;
+      config?: Record<string, string>;
+      validation?: Partial<Project['validation']>;
+    },
   ) => request<Project>('PATCH', `/api/projects/${enc(id)}`, patch),
   /** The template helper table (docs/templates.md), for completion. */
   templateHelpers: (signal?: AbortSignal) =>
@@ -267,6 +289,14 @@ export const api = {
     request<LogEntry[]>('POST', `/api/projects/${enc(pid)}/requests/find`, filter),
 
   /** Any import format; '' lets the server detect it. */
+  /** The project's contract (docs/contract.md): attach or replace (JSON or YAML), read, remove, lint. */
+  putContract: (pid: string, text: string) =>
+    send<ContractAnswer>('PUT', `/api/projects/${enc(pid)}/contract`, { text, contentType: documentType(text) }),
+  contract: (pid: string, signal?: AbortSignal) =>
+    request<unknown>('GET', `/api/projects/${enc(pid)}/contract`, undefined, signal),
+  deleteContract: (pid: string) => request<void>('DELETE', `/api/projects/${enc(pid)}/contract`),
+  lintContract: (pid: string, signal?: AbortSignal) =>
+    request<LintReport>('GET', `/api/projects/${enc(pid)}/contract/lint`, undefined, signal),
   importDocument: (pid: string, text: string, onConflict: OnConflict, format: ImportFormat | '') =>
     send<ImportReport>(
       'POST',

@@ -31,6 +31,7 @@ export type Route =
   | { name: 'endpoint'; projectId: string; endpointId: string }
   | { name: 'requests'; projectId: string }
   | { name: 'data'; projectId: string }
+  | { name: 'contract'; projectId: string }
   | { name: 'keys' }
   | { name: 'agents' }
   | { name: 'notFound' };
@@ -46,6 +47,7 @@ export function matchRoute(path: string): Route {
   if (parts.length === 2) return { name: 'project', projectId };
   if (parts.length === 3 && parts[2] === 'requests') return { name: 'requests', projectId };
   if (parts.length === 3 && parts[2] === 'data') return { name: 'data', projectId };
+  if (parts.length === 3 && parts[2] === 'contract') return { name: 'contract', projectId };
   if (parts.length === 4 && parts[2] === 'endpoints' && parts[3]) {
     return { name: 'endpoint', projectId, endpointId: parts[3] };
   }
@@ -58,6 +60,7 @@ export const paths = {
   endpoint: (pid: string, eid: string) => `/projects/${encodeURIComponent(pid)}/endpoints/${encodeURIComponent(eid)}`,
   requests: (pid: string) => `/projects/${encodeURIComponent(pid)}/requests`,
   data: (pid: string) => `/projects/${encodeURIComponent(pid)}/data`,
+  contract: (pid: string) => `/projects/${encodeURIComponent(pid)}/contract`,
   keys: () => '/keys',
   agents: () => '/agents',
 };

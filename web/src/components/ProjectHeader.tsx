@@ -25,14 +25,14 @@ export function ProjectHeader({
   onRenamed,
 }: {
   project: Project;
-  tab: 'endpoints' | 'requests' | 'data';
+  tab: 'endpoints' | 'requests' | 'data' | 'contract';
   onRenamed: (p: Project) => void;
 }) {
   const [renaming, setRenaming] = useState(false);
   const [exporting, setExporting] = useState(false);
   const deleteProject = useDeleteProject();
   useEffect(() => {
-    const title = { endpoints: 'Endpoints', requests: 'Live requests', data: 'Data' }[tab];
+    const title = { endpoints: 'Endpoints', requests: 'Live requests', data: 'Data', contract: 'Contract' }[tab];
     document.title = `${project.name} · ${title} · Mockyard`;
   }, [project.name, tab]);
   const base = mockBase(project);
@@ -103,6 +103,9 @@ export function ProjectHeader({
         </Link>
         <Link href={paths.data(project.id)} aria-current={tab === 'data' ? 'page' : undefined}>
           Data
+        </Link>
+        <Link href={paths.contract(project.id)} aria-current={tab === 'contract' ? 'page' : undefined}>
+          Contract
         </Link>
       </nav>
     </div>

@@ -297,6 +297,7 @@ export function Detail({
 
       <h3>Rules</h3>
       <RuleTrace e={e} rulesById={rulesById} />
+      <Violations e={e} />
 
       <h3>Actions</h3>
       {e.actions.length === 0 ? (
@@ -326,5 +327,42 @@ export function Detail({
       <h3>Request body</h3>
       {e.body ? <pre className="code-block">{prettyBody(e.body)}</pre> : <p className="muted small">Empty.</p>}
     </div>
+  );
+}
+
+/** The contract violations of the request and its answer (docs/contract.md), beside the rule trace. */
+function Violations({ e }: { e: LogEntry }) {
+  const v = e.violations;
+  if (!v || v.request.length + v.response.length === 0) return null;
+  const item = (x: (typeof v.request)[number], i: number) => (
+    <li key={i}>
+      <strong>{x.in}</strong>
+      {x.name ? <> {x.name}</> : null}
+      {x.pointer !== undefined ? (
+        <>
+          {' '}
+          <code>{x.pointer || '/'}</code>
+        </>
+      ) : null}
+      : {x.message}
+    </li>
+  );
+  return (
+    <>
+      <h3>Contract violations</h3>
+      {v.request.length > 0 && (
+        <ol className="trace" aria-label="Request violations">
+          {v.request.map(item)}
+        </ol>
+      )}
+      {v.response.length > 0 && (
+        <>
+          <p className="small">In the answer:</p>
+          <ol className="trace" aria-label="Answer violations">
+            {v.response.map(item)}
+          </ol>
+        </>
+      )}
+    </>
   );
 }

@@ -81,6 +81,14 @@ export function RequestFilterBar({
           ))}
         </select>
       </div>
+      <label className="check inline-field">
+        <input
+          type="checkbox"
+          checked={filters.violations === 'yes'}
+          onChange={(e) => set('violations', e.target.checked ? 'yes' : '')}
+        />
+        Violations only
+      </label>
       {Object.keys(filters).length > 0 && (
         <button type="button" className="btn btn-small btn-ghost" onClick={() => onChange({})}>
           Clear filters

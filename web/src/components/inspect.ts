@@ -63,8 +63,10 @@ export interface RequestFilters {
   rule?: string;
   /** a session, or "none" for requests without one */
   session?: string;
+  /** "yes": only requests whose request or answer broke the project's contract */
+  violations?: string;
 }
-const KEYS = ['method', 'status', 'path', 'rule', 'session'] as const;
+const KEYS = ['method', 'status', 'path', 'rule', 'session', 'violations'] as const;
 
 export function parseFilters(search: string): RequestFilters {
   const q = new URLSearchParams(search);
@@ -89,5 +91,11 @@ export function passesFilters(f: RequestFilters, e: LogEntry): boolean {
   if (f.path && !`${e.path}${e.query ? `?${e.query}` : ''}`.toLowerCase().includes(f.path.toLowerCase())) return false;
   if (f.rule && (f.rule === 'none' ? e.ruleId !== null : e.ruleId !== f.rule)) return false;
   if (f.session && (f.session === 'none' ? !!e.session : e.session !== f.session)) return false;
+  if (f.violations === 'yes' && violationCount(e) === 0) return false;
   return true;
+}
+
+/** How many contract violations a request and its answer had (docs/contract.md). */
+export function violationCount(e: LogEntry): number {
+  return e.violations ? e.violations.request.length + e.violations.response.length : 0;
 }

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { api, errorMessage } from '../api';
 import { useConfirm } from '../components/confirm';
 import { EndpointForm } from '../components/EndpointForm';
+import { EndpointValidation } from '../components/EndpointValidation';
 import { preloadCodeEditor, TemplateHintsContext } from '../components/JsonEditor';
 import { mockBase } from '../components/ProjectHeader';
 import { SessionPicker } from '../components/SessionPicker';
@@ -131,6 +132,11 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
         ) : null}
       </div>
       <TestRequest endpoint={e} base={base} />
+      <EndpointValidation
+        projectId={projectId}
+        endpoint={e}
+        onSaved={(u) => endpoint.setData((old) => ({ ...u, rules: old?.rules }))}
+      />
 
       <TemplateHintsContext.Provider value={hints}>
         <details className="card default-response">
