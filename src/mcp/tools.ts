@@ -9,45 +9,13 @@ import { ruleStatuses, statusInWords } from '../domain/explain.js';
 import type { RequestLogEntry, Rule } from '../domain/model.js';
 import { EndpointBody, EndpointPatch, ProjectBody, RuleBody, RulePatch } from '../domain/schemas.js';
 import type { ApiCaller } from './caller.js';
+import { CONTRACT_TOOLS } from './contract-tools.js';
 import { renderTemplate } from './render.js';
 import { ToolError } from './tool-error.js';
+import { call, enc, endpointId, id, projectId, ruleId, session, str, type Tool, wrap } from './tool-kit.js';
 
+export type { Tool } from './tool-kit.js';
 export { ToolError };
-
-export interface Tool {
-  name: string;
-  description: string;
-  /** offered to read-only callers */
-  read: boolean;
-  input: TSchema;
-  run(args: Record<string, unknown>, api: ApiCaller): Promise<Record<string, unknown>>;
-}
-
-const id = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
-const projectId = id('the project’s id (list_projects)');
-const endpointId = id('the endpoint’s id (list_endpoints)');
-const ruleId = id('the rule’s id (list_rules)');
-const session = Type.Optional(Type.String({ maxLength: 200, description: 'a mock session (X-Mockyard-Session)' }));
-const enc = encodeURIComponent;
-const str = (v: unknown) => enc(String(v));
-
-/** Calls the API; its answer, or a ToolError with the API's code, message and details. */
-async function call(api: ApiCaller, method: string, path: string, body?: unknown, contentType?: string) {
-  const r = await api.api(method, path, body, contentType);
-  if (r.status >= 400) {
-    const e = (r.json as { error?: { code: string; message: string; details?: unknown } } | undefined)?.error;
-    throw new ToolError(e?.code ?? `http_${r.status}`, e?.message ?? `HTTP ${r.status}`, e?.details);
-  }
-  return r.json;
-}
-
-/** A structured result is an object: lists are `{items}`. */
-const wrap = (v: unknown): Record<string, unknown> =>
-  Array.isArray(v)
-    ? { items: v }
-    : v !== null && typeof v === 'object'
-      ? (v as Record<string, unknown>)
-      : { value: v ?? null };
 
 const withoutIds = (args: Record<string, unknown>, ...keys: string[]) =>
   Object.fromEntries(Object.entries(args).filter(([k]) => !keys.includes(k)));
@@ -375,4 +343,5 @@ export const TOOLS: Tool[] = [
     }),
     run: async (a) => renderTemplate(a),
   },
+  ...CONTRACT_TOOLS,
 ];

@@ -3,11 +3,13 @@
  * Streamable HTTP at /mcp and stdio through `mockyard mcp` — against real state, checked through the
  * REST API: tool listing, every tool, scopes (a read key sees read tools only), tenants, bad input.
  */
+
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PETSTORE } from '../contract/fixture.js';
 import { RICH } from '../fixtures/rich-export.js';
 import { ADMIN_TOKEN, ROOT, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -65,6 +67,7 @@ const ALL_TOOLS = [
   'get_collection_items',
   'get_storage',
   'import_mocks',
+  'lint_contract',
   'list_collections',
   'list_endpoints',
   'list_projects',
@@ -72,6 +75,7 @@ const ALL_TOOLS = [
   'render_template',
   'reset_session',
   'send_test_request',
+  'set_contract',
   'update_endpoint',
   'update_rule',
 ];
@@ -241,6 +245,24 @@ describe('MCP server', () => {
           seed: 'one',
         });
         expect(rendered.rendered).toMatch(/^9-z-h-[A-Za-z]{3}$/);
+      });
+
+      it('set_contract attaches a contract with its modes, and lint_contract checks the mocks against it', async () => {
+        const c = await connect(token);
+        const pid = (await ok(c, 'create_project', { name: `contract ${transport}` })).id as string;
+        await ok(c, 'create_endpoint', { projectId: pid, method: 'GET', path: '/pets', responseBody: '[{"name":1}]' });
+        const set = await ok(c, 'set_contract', {
+          projectId: pid,
+          document: PETSTORE,
+          validation: { requests: 'enforce' },
+        });
+        expect(set).toMatchObject({ format: 'openapi-3.0', operations: 4, validation: { requests: 'enforce' } });
+        const lint = await ok(c, 'lint_contract', { projectId: pid });
+        expect((lint.operations as Json).total).toBe(4);
+        expect(JSON.stringify(lint.endpoints)).toContain('must be string, got integer');
+        expect((await s.client.mock(pid, 'GET', '/pets', { query: 'limit=0' })).status).toBe(400);
+        const bad = await call(c, 'set_contract', { projectId: pid, document: 'openapi: 9' });
+        expect(bad.isError).toBe(true);
       });
 
       it('create_rule and create_endpoint take every rule feature: the REST API reads back what was sent', async () => {
