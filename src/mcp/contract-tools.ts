@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { call, projectId, str, type Tool, wrap } from './tool-kit.js';
 
-export const CONTRACT_TOOLS: Tool[] = [
+export const contractTools: Tool[] = [
   {
     name: 'set_contract',
     description:

@@ -9,7 +9,7 @@ import { ruleStatuses, statusInWords } from '../domain/explain.js';
 import type { RequestLogEntry, Rule } from '../domain/model.js';
 import { EndpointBody, EndpointPatch, ProjectBody, RuleBody, RulePatch } from '../domain/schemas.js';
 import type { ApiCaller } from './caller.js';
-import { CONTRACT_TOOLS } from './contract-tools.js';
+import { contractTools } from './contract-tools.js';
 import { renderTemplate } from './render.js';
 import { ToolError } from './tool-error.js';
 import { call, enc, endpointId, id, projectId, ruleId, session, str, type Tool, wrap } from './tool-kit.js';
@@ -343,5 +343,5 @@ export const TOOLS: Tool[] = [
     }),
     run: async (a) => renderTemplate(a),
   },
-  ...CONTRACT_TOOLS,
+  ...contractTools,
 ];
