@@ -82,6 +82,7 @@ export class Mockyard {
   readonly imports;
   readonly presets;
   readonly templates;
+  readonly contract;
   private readonly t: Transport;
 
   constructor(readonly options: MockyardOptions) {
@@ -99,6 +100,7 @@ export class Mockyard {
     this.imports = r.imports;
     this.presets = r.presets;
     this.templates = r.templates;
+    this.contract = r.contract;
   }
 
   /** The same client with another token (e.g. after `auth.register`). */

@@ -172,6 +172,26 @@ export interface Templates {
     body: { template: string; request?: Record<string, unknown>; seed?: string },
   ): Promise<{ output: string }>;
 }
+export interface Contract {
+  /** attach or replace the project's OpenAPI contract (docs/contract.md) */
+  put(
+    projectId: string,
+    document: object,
+  ): Promise<{ format: string; operations: number; warnings: { pointer: string; message: string }[] }>;
+  get(projectId: string): Promise<object>;
+  delete(projectId: string): Promise<void>;
+  /** every endpoint's answers against the contract, and the operations no endpoint mocks */
+  lint(projectId: string): Promise<{
+    operations: { total: number; mocked: number; unmocked: { method: string; path: string }[] };
+    endpoints: {
+      endpointId: string;
+      method: string;
+      path: string;
+      operation: string | null;
+      problems: { where: string; pointer?: string; message: string }[];
+    }[];
+  }>;
+}
 export interface Imports {
   /** any supported format, detected */
   any(projectId: string, doc: unknown, query?: OnConflict): Promise<ImportReport>;
@@ -263,7 +283,27 @@ export function resources(t: Transport) {
     helpers: r('GET', '/api/templates/helpers'),
     render: r('POST', `${P}/templates/render`, true),
   };
-  return { auth, keys, admin, projects, endpoints, rules, requests, storage, collections, imports, presets, templates };
+  const contract: Contract = {
+    put: r('PUT', `${P}/contract`, true),
+    get: r('GET', `${P}/contract`),
+    delete: r('DELETE', `${P}/contract`),
+    lint: r('GET', `${P}/contract/lint`),
+  };
+  return {
+    auth,
+    keys,
+    admin,
+    projects,
+    endpoints,
+    rules,
+    requests,
+    storage,
+    collections,
+    imports,
+    presets,
+    templates,
+    contract,
+  };
 }
 
 /** GET on a Server-Sent Events route: entries to a callback until closed. */
