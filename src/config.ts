@@ -121,6 +121,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     caps: {
       renderChars: int(env, 'MOCKYARD_MAX_RENDER_CHARS', DEFAULT_CAPS.renderChars, 1024, 64 * 1024 * 1024),
       templateIterations: int(env, 'MOCKYARD_TEMPLATE_MAX_ITERATIONS', DEFAULT_CAPS.templateIterations, 1, 10_000_000),
+      wsMessageBytes: int(env, 'MOCKYARD_MAX_WS_MESSAGE_BYTES', DEFAULT_CAPS.wsMessageBytes, 16, 64 * 1024 * 1024),
+      socketsPerProject: int(env, 'MOCKYARD_MAX_SOCKETS', DEFAULT_CAPS.socketsPerProject, 1, 1_000_000),
+      wsIdleMs: int(env, 'MOCKYARD_WS_IDLE_MS', DEFAULT_CAPS.wsIdleMs, 100, 24 * 3_600_000),
       storedValueBytes: int(
         env,
         'MOCKYARD_MAX_STORED_VALUE_BYTES',

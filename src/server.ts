@@ -22,6 +22,8 @@ import { createMockHandler } from './runtime/mock-server.js';
 import { RequestLog } from './runtime/request-log.js';
 import { configureRedaction } from './runtime/request-log-entry.js';
 import { endStreams } from './runtime/stream.js';
+import { createWsHandler } from './runtime/ws/handler.js';
+import { SocketHub } from './runtime/ws/hub.js';
 import { ChangeFeed } from './store/change-feed.js';
 import { openStore, type Store } from './store/index.js';
 
@@ -111,17 +113,34 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
     shared: store.pgPool !== null,
   });
   await requestLog.start();
-  const engine = new Engine({ store, egress, log, caps: config.caps });
+  const sockets = new SocketHub();
+  const engine = new Engine({ store, egress, log, caps: config.caps, channels: sockets });
   let feed: ChangeFeed | null = null;
   if (store.pgPool !== null) {
-    feed = new ChangeFeed(store, {
+    const changes = new ChangeFeed(store, {
       databaseUrl: config.databaseUrl,
       cachedVersions: () => engine.projects.cachedVersions(),
       invalidate: (id) => engine.projects.invalidate(id),
       log,
+      onPush: (payload) => sockets.received(payload),
     });
+    feed = changes;
+    sockets.remote = (payload) => changes.push(payload);
     await feed.start();
   }
+  const ws = createWsHandler({
+    engine,
+    requestLog,
+    log,
+    hub: sockets,
+    limits: {
+      messageBytes: config.caps.wsMessageBytes,
+      socketsPerProject: config.caps.socketsPerProject,
+      idleMs: config.caps.wsIdleMs,
+    },
+    renderLimit: config.caps.renderChars,
+    iterationLimit: config.caps.templateIterations,
+  });
   const recorder = new Recorder(store, log, config.maxRecordBytes);
   const mock = createMockHandler({
     engine,
@@ -151,6 +170,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
     config,
     store,
     requestLog,
+    sockets,
     logger: log,
     webDir: config.webDir ?? path.join(ROOT, 'web', 'dist'),
     rootOwnerId: root?.ownerId ?? null,
@@ -194,6 +214,33 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
           else mock.atRoot(req, res, root.projectId);
         },
       );
+      // WebSocket upgrades (docs/websocket.md): the mock addresses only, spelled as any request is
+      server.on('upgrade', (req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => {
+        socket.on('error', () => {});
+        let url = req.url ?? '/';
+        let targetHost: string | null = null;
+        if (!isPlainTarget(url)) {
+          const t = normaliseTarget(url);
+          if (t === null)
+            return ws.refuse(
+              socket,
+              400,
+              'Bad Request',
+              'validation_failed',
+              'The request target is neither a path nor an absolute URL',
+            );
+          req.url = url = t.url;
+          targetHost = t.host;
+        }
+        if (mockHost !== null) {
+          const slug = mockHost(targetHost ?? req.headers.host);
+          if (slug !== null) return ws.at(req, socket, head, '', slug);
+        }
+        if (url.startsWith('/m/')) return ws.byPath(req, socket, head);
+        if (root !== null && !url.startsWith('/api/') && !url.startsWith('/mcp'))
+          return ws.at(req, socket, head, root.projectId, null);
+        ws.refuse(socket, 404, 'Not Found', 'not_found', 'WebSocket upgrades are answered at mock URLs only');
+      });
       // CONNECT is no method of this service; without a listener node would drop the socket silently
       server.on('connect', (_req: http.IncomingMessage, socket: import('node:stream').Duplex) => {
         const body = JSON.stringify(errorBody(new AppError('method_not_allowed', 'CONNECT is not supported')));
@@ -236,6 +283,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
         const drained = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();
         endStreams();
+        ws.close();
         await Promise.race([drained, new Promise((r) => setTimeout(r, 8000))]);
         server.closeAllConnections();
         await app.close().catch(() => {});

@@ -27,6 +27,7 @@ import { mcpRoutes } from './mcp-routes.js';
 import { presetRoutes } from './preset-routes.js';
 import { projectRoutes } from './project-routes.js';
 import { ruleRoutes } from './rule-routes.js';
+import { socketRoutes } from './socket-routes.js';
 import { templateRoutes } from './template-routes.js';
 
 const BODY_LIMIT = 1024 * 1024;
@@ -191,6 +192,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
   mcpRoutes(app, opts);
   presetRoutes(app, opts);
   templateRoutes(app, opts);
+  socketRoutes(app, opts);
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
   app.get('/api/docs', { schema: { hide: true }, config: { access: 'public' } }, async (_req, reply) => {

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { AppError } from '../domain/errors.js';
 import type { User } from '../domain/model.js';
 import type { RequestLog } from '../runtime/request-log.js';
+import type { SocketHub } from '../runtime/ws/hub.js';
 import type { Store } from '../store/index.js';
 
 /** What the route modules need, passed in once (no globals). */
@@ -10,6 +11,8 @@ export interface ApiDeps {
   config: Config;
   store: Store;
   requestLog: RequestLog;
+  /** this process's WebSockets (docs/websocket.md); absent in tests that build the app alone */
+  sockets?: SocketHub;
 }
 
 declare module 'fastify' {

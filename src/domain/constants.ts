@@ -17,7 +17,8 @@ export const planFor = (rules: number): Plan => PLANS.find((p) => RULE_LIMITS[p]
 export const IMPORT_FORMATS = ['openapi', 'swagger', 'wiremock', 'mockoon', 'postman', 'har', 'mockyard'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
-export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+/** HTTP methods, and `WS`: an endpoint that answers a WebSocket upgrade (docs/websocket.md). */
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'WS'] as const;
 export type HttpMethod = (typeof METHODS)[number];
 
 export const CONDITION_TARGETS = [
@@ -78,7 +79,7 @@ export type SequenceMode = (typeof SEQUENCE_MODES)[number];
 export const ON_ERROR = ['continue', 'stop'] as const;
 export type OnError = (typeof ON_ERROR)[number];
 
-export const ACTION_TYPES = ['set_variable', 'store_variable', 'delete_variable', 'http_request'] as const;
+export const ACTION_TYPES = ['set_variable', 'store_variable', 'delete_variable', 'http_request', 'broadcast'] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 
 /** Resource limits on rule contents (docs/limits.md). */
@@ -114,6 +115,10 @@ export interface Caps {
   sessionsPerProject: number;
   /** loop iterations one template render may run (docs/templates.md "Caps") */
   templateIterations: number;
+  /** WebSocket mocks (docs/websocket.md): bytes of one message, open sockets per project, idle ms */
+  wsMessageBytes: number;
+  socketsPerProject: number;
+  wsIdleMs: number;
 }
 
 export const DEFAULT_CAPS: Caps = {
@@ -122,4 +127,7 @@ export const DEFAULT_CAPS: Caps = {
   storedNames: 1000,
   sessionsPerProject: 10_000,
   templateIterations: 10_000,
+  wsMessageBytes: 1024 * 1024,
+  socketsPerProject: 1000,
+  wsIdleMs: 10 * 60_000,
 };

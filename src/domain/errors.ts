@@ -33,6 +33,10 @@ export const ERRORS = {
     status: 422,
     message: 'The document needs more time or memory to validate than an import may use',
   },
+  upgrade_required: {
+    status: 426,
+    message: 'This endpoint is a WebSocket: connect with an Upgrade: websocket request',
+  },
   rate_limited: { status: 429, message: 'Too many attempts; try again later' },
   header_too_large: { status: 431, message: 'The request headers are larger than 32 KiB' },
   loop_detected: { status: 508, message: 'The request passed through this service too many times' },

@@ -20,6 +20,7 @@ import {
   STORAGE_SCOPES,
 } from './constants.js';
 import { ViolationRecord } from './contract.js';
+import { StepSocketFields, TriggerSchema } from './sockets.js';
 import { StepStreamFields } from './streams.js';
 
 export const strEnum = <T extends readonly string[]>(values: T, description?: string) =>
@@ -81,6 +82,8 @@ export const EndpointRecord = Type.Object({
   data: Type.Union([DataBindingRecord, Type.Null()]),
   /** headers of the default answer (values are templates) */
   headers: StringMap,
+  /** WebSocket endpoints: channels its sockets join besides `default` (docs/websocket.md) */
+  channels: Type.Array(Type.String()),
   /** contract validation modes of this endpoint; null: the project's (docs/contract.md) */
   validation: Type.Union([
     Type.Object({
@@ -111,6 +114,7 @@ export const StepRecord = Type.Object({
   /** instead of an answer, fail the connection in this way (after the delay) */
   fault: Type.Optional(strEnum(FAULTS)),
   ...StepStreamFields,
+  ...StepSocketFields,
 });
 
 export const ResponseRecord = Type.Object({ mode: strEnum(SEQUENCE_MODES), steps: Type.Array(StepRecord) });
@@ -148,11 +152,19 @@ export const HttpRequestRecord = Type.Object({
   saveAs: Type.Optional(Type.String()),
   onError,
 });
+/** Sends a message to every WebSocket on a channel of the project, in the request's mock session (docs/websocket.md). */
+export const BroadcastRecord = Type.Object({
+  type: Type.Literal('broadcast'),
+  channel: Type.String(),
+  body: Type.String(),
+  onError,
+});
 export const ActionRecord = Type.Union([
   SetVariableRecord,
   StoreVariableRecord,
   DeleteVariableRecord,
   HttpRequestRecord,
+  BroadcastRecord,
 ]);
 
 export const RuleRecordSchema = Type.Object({
@@ -164,6 +176,8 @@ export const RuleRecordSchema = Type.Object({
   conditions: Type.Array(ConditionRecord),
   response: Type.Union([ResponseRecord, Type.Null()]),
   actions: Type.Array(ActionRecord),
+  /** WebSocket endpoints: what runs the rule (absent: `message`) */
+  on: Type.Optional(TriggerSchema),
   state: Type.Object({ step: Type.Integer(), served: Type.Integer() }),
   createdAt: IsoTime,
   updatedAt: IsoTime,
@@ -228,6 +242,12 @@ export const RequestLogEntryRecord = Type.Object({
   nearest: Type.Optional(
     Type.Array(Type.Object({ method: Type.String(), path: Type.String(), why: Type.String() }), { maxItems: 3 }),
   ),
+  /** a WebSocket's connect, message in or out, or close (docs/websocket.md); absent: an HTTP request */
+  kind: Type.Optional(Type.Literal('ws')),
+  direction: Type.Optional(Type.Union([Type.Literal('in'), Type.Literal('out')])),
+  event: Type.Optional(Type.Union([Type.Literal('connect'), Type.Literal('message'), Type.Literal('close')])),
+  /** the socket the entry belongs to */
+  socketId: Type.Optional(Type.String()),
   /** what the request and the answer did not follow of the project's contract (docs/contract.md) */
   violations: Type.Optional(
     Type.Object({ request: Type.Array(ViolationRecord), response: Type.Array(ViolationRecord) }),

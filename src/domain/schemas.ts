@@ -20,6 +20,7 @@ import {
 } from './constants.js';
 import { ValidationModesSchema } from './contract.js';
 import { DataBindingRecord, ProjectRecord, strEnum, UserRecord } from './records.js';
+import { CHANNEL_NAME, StepSocketFields, TriggerSchema } from './sockets.js';
 import { StepStreamFields } from './streams.js';
 
 export { LIMITS };
@@ -133,6 +134,10 @@ const endpointFields = {
     maxProperties: LIMITS.headersPerStep,
     description: 'headers of the default answer (values are templates)',
   }),
+  channels: Type.Array(Type.String({ pattern: CHANNEL_NAME.source }), {
+    maxItems: 20,
+    description: 'WebSocket endpoints: channels its sockets join besides default (docs/websocket.md)',
+  }),
   validation: Type.Union([ValidationModesSchema, Type.Null()], {
     description: "contract validation of this endpoint's requests and answers; null: the project's (docs/contract.md)",
   }),
@@ -147,6 +152,7 @@ export const EndpointBody = Type.Object(
     data: Type.Optional(endpointFields.data),
     headers: Type.Optional(endpointFields.headers),
     validation: Type.Optional(endpointFields.validation),
+    channels: Type.Optional(endpointFields.channels),
     ...readOnly(['id', 'projectId', 'createdAt', 'updatedAt', 'rules']),
   },
   { additionalProperties: false },
@@ -161,6 +167,7 @@ export const EndpointPatch = Type.Object(
     data: Type.Optional(endpointFields.data),
     headers: Type.Optional(endpointFields.headers),
     validation: Type.Optional(endpointFields.validation),
+    channels: Type.Optional(endpointFields.channels),
     ...readOnly(['id', 'projectId', 'createdAt', 'updatedAt', 'rules']),
   },
   { additionalProperties: false },
@@ -185,7 +192,7 @@ export const ConditionSchema = Type.Object(
 
 export const StepSchema = Type.Object(
   {
-    statusCode: Type.Integer({ minimum: 100, maximum: 599 }),
+    statusCode: Type.Optional(Type.Integer({ minimum: 100, maximum: 599, description: 'default 200' })),
     body: Type.Optional(Type.String({ maxLength: LIMITS.bodyLength })),
     headers: Type.Optional(headerMap),
     delayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs })),
@@ -193,6 +200,7 @@ export const StepSchema = Type.Object(
     count: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.maxCount })),
     fault: Type.Optional(strEnum(FAULTS, 'fail the connection this way instead of answering')),
     ...StepStreamFields,
+    ...StepSocketFields,
   },
   { additionalProperties: false },
 );
@@ -235,6 +243,15 @@ const actionVariants = [
     },
     { additionalProperties: false },
   ),
+  Type.Object(
+    {
+      type: Type.Literal('broadcast'),
+      onError,
+      channel: Type.String({ pattern: CHANNEL_NAME.source, description: 'a channel of the project’s sockets' }),
+      body: Type.String({ maxLength: LIMITS.bodyLength, description: 'a template' }),
+    },
+    { additionalProperties: false },
+  ),
 ] as const;
 /**
  * An action as a client writes it: one shape per `type` (a discriminated union — the validator
@@ -254,6 +271,7 @@ const ruleFields = {
   conditions: Type.Array(ConditionSchema, { maxItems: LIMITS.conditionsPerRule }),
   response: Type.Union([ResponseSchema, Type.Null()]),
   actions: Type.Array(ActionSchema, { maxItems: LIMITS.actionsPerRule }),
+  on: TriggerSchema,
 };
 const ruleReadOnly = readOnly(['id', 'endpointId', 'state', 'createdAt', 'updatedAt']);
 export const RuleBody = Type.Object(
@@ -264,6 +282,7 @@ export const RuleBody = Type.Object(
     conditions: Type.Optional(ruleFields.conditions),
     response: Type.Optional(ruleFields.response),
     actions: Type.Optional(ruleFields.actions),
+    on: Type.Optional(ruleFields.on),
     ...ruleReadOnly,
   },
   { additionalProperties: false },
@@ -276,6 +295,7 @@ export const RulePatch = Type.Object(
     conditions: Type.Optional(ruleFields.conditions),
     response: Type.Optional(ruleFields.response),
     actions: Type.Optional(ruleFields.actions),
+    on: Type.Optional(ruleFields.on),
     ...ruleReadOnly,
   },
   { additionalProperties: false },

@@ -23,6 +23,7 @@ import {
 } from './model.js';
 import { routeKey, validatePattern } from './paths.js';
 import { regexProblem } from './regex.js';
+import type { Trigger } from './sockets.js';
 import { templateDetails } from './template-syntax.js';
 
 /** Why a condition's value cannot be compiled (a regex that is invalid or too large), or null. */
@@ -148,6 +149,7 @@ export interface EndpointInput {
   /** headers of the default answer (values are templates) */
   headers: Record<string, string>;
   validation: ValidationModes | null;
+  channels: string[];
 }
 
 /** Full endpoint fields from a create body, or from `current` patched by an update body. */
@@ -202,6 +204,7 @@ export function validateEndpoint(body: Json, current?: Endpoint): EndpointInput 
     data,
     headers,
     validation,
+    channels: (body.channels as string[] | undefined) ?? current?.channels ?? [],
   };
 }
 
@@ -253,7 +256,7 @@ function condition(raw: Json, at: string, p: Problems, opts: RuleImportOptions =
 
 function step(raw: Json): Step {
   const s: Step = {
-    statusCode: raw.statusCode as number,
+    statusCode: (raw.statusCode as number | undefined) ?? 200,
     body: (raw.body as string | undefined) ?? '',
     headers: (raw.headers as Record<string, string> | undefined) ?? {},
     delayMs: (raw.delayMs as number | undefined) ?? 0,
@@ -261,7 +264,7 @@ function step(raw: Json): Step {
     count: (raw.count as number | undefined) ?? 1,
   };
   if (raw.fault !== undefined) s.fault = raw.fault as Step['fault'];
-  for (const k of ['events', 'repeat', 'keepOpen', 'chunks', 'llm'] as const)
+  for (const k of ['events', 'repeat', 'keepOpen', 'chunks', 'llm', 'messages', 'close'] as const)
     if (raw[k] !== undefined) (s as Record<string, unknown>)[k] = raw[k];
   return s;
 }
@@ -289,6 +292,10 @@ function response(raw: Json | null, p: Problems): RuleResponse | null {
       `/response/steps/${i}/events`,
     );
     p.templates(st.llm?.text, `/response/steps/${i}/llm/text`);
+    p.templates(
+      st.messages?.map((m) => ({ body: m.body })),
+      `/response/steps/${i}/messages`,
+    );
     return st;
   });
   return { mode: ((raw.mode as SequenceMode | undefined) ?? 'loop') as SequenceMode, steps };
@@ -316,6 +323,8 @@ function action(raw: Json, at: string, p: Problems): Action {
     if (raw.saveAs !== undefined) a.saveAs = raw.saveAs as string;
     return a;
   }
+  if (type === 'broadcast')
+    return { type, channel: raw.channel as string, body: (raw.body as string | undefined) ?? '', onError };
   const name = raw.name as string;
   if (type === 'set_variable') return { type, name, value: (raw.value as string | undefined) ?? '', onError };
   // scope is kept only when it is not the default (endpoint): earlier clients see the shape they knew
@@ -331,6 +340,8 @@ export interface RuleInput {
   conditions: Condition[];
   response: RuleResponse | null;
   actions: Action[];
+  /** WebSocket endpoints: the trigger (absent: message) */
+  on?: Trigger;
 }
 
 /** Full rule fields from a create body, or from `current` patched by an update body. */
@@ -372,8 +383,10 @@ export function validateRule(body: Json, current?: RuleInput, opts: RuleImportOp
   if (body.actions !== undefined)
     actions.forEach((a, i) => {
       if (a.type === 'http_request') p.templates({ url: a.url, body: a.body, headers: a.headers }, `/actions/${i}`);
+      else if (a.type === 'broadcast') p.templates(a.body, `/actions/${i}/body`);
       else if (a.type !== 'delete_variable') p.templates(a.value, `/actions/${i}/value`);
     });
+  const on = (body.on as Trigger | undefined) ?? current?.on;
   p.throwIfAny();
   return {
     name,
@@ -382,5 +395,6 @@ export function validateRule(body: Json, current?: RuleInput, opts: RuleImportOp
     conditions,
     response: resp,
     actions,
+    ...(on !== undefined && on !== 'message' ? { on } : {}),
   };
 }

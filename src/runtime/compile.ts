@@ -5,6 +5,7 @@
 
 import { DEFAULT_MODES, type ValidationModes } from '../domain/contract.js';
 import type { CollectionOperation, RuleRecord, RuleTrace, Step, StorageScope } from '../domain/model.js';
+import type { Trigger } from '../domain/sockets.js';
 import { type CompiledCollection, compileSeed, lazyBase, seedUsesFaker } from './compile-seed.js';
 import { type CompiledCondition, compileCondition } from './conditions.js';
 import { type CompiledContract, compileContract } from './contract/compile.js';
@@ -41,6 +42,9 @@ export interface CompiledStep {
   readonly of: number;
   /** what the step streams instead of one body (src/runtime/stream.ts); null for one body */
   readonly stream: CompiledStream | null;
+  /** a WebSocket step's messages (its body alone when it has none) and its close (docs/websocket.md) */
+  readonly messages: readonly { readonly body: Template; readonly delayMs: number }[] | null;
+  readonly close: { readonly code: number; readonly reason: string } | null;
   /** the whole answer, prebuilt, when nothing in it is templated */
   readonly fixed: {
     readonly body: string;
@@ -70,7 +74,8 @@ export type CompiledAction =
       readonly timeoutMs: number;
       readonly saveAs: string | null;
       readonly stop: boolean;
-    };
+    }
+  | { readonly type: 'broadcast'; readonly channel: string; readonly body: Template; readonly stop: boolean };
 
 /** A rule's answer with one of its steps (built once: the hot path passes it on as it is). */
 export interface StepOutcome {
@@ -93,6 +98,8 @@ export interface CompiledRule {
   readonly sequence: Sequence | null;
   /** false when every hit gets the same step and the same state (one step, count 1, loop): no counter to keep */
   readonly counted: boolean;
+  /** WebSocket endpoints: what runs the rule */
+  readonly on: Trigger;
 }
 
 /** Shared by the endpoints without headers of their own. */
@@ -147,6 +154,8 @@ export interface CompiledEndpoint {
   readonly lists: readonly string[];
   /** the endpoint's own contract validation modes; null: the project's (docs/contract.md) */
   readonly validation: ValidationModes | null;
+  /** a WebSocket endpoint's channels besides `default` (docs/websocket.md) */
+  readonly channels: readonly string[];
   /**
    * What evaluating the rules can wait for: `never` (no storage to load, no rule with an action or
    * a counter), `hits` (rules with counters but nothing to load and no actions: a hit counter is
@@ -215,6 +224,13 @@ function compileStep(s: Step, index: number, of: number, sources: string[], endp
     of,
     stream,
     fixed,
+    messages: s.messages
+      ? s.messages.map((m) => {
+          sources.push(m.body);
+          return { body: compileTemplate(m.body), delayMs: m.delayMs ?? 0 };
+        })
+      : null,
+    close: s.close ? { code: s.close.code, reason: s.close.reason ?? '' } : null,
   };
 }
 
@@ -236,6 +252,10 @@ function compileRule(r: RuleRecord, sources: string[], endpointContentType: stri
       };
     }
     if (a.type === 'delete_variable') return { type: a.type, name: a.name, scope: a.scope ?? 'endpoint', stop };
+    if (a.type === 'broadcast') {
+      sources.push(a.body);
+      return { type: a.type, channel: a.channel, body: compileTemplate(a.body), stop };
+    }
     sources.push(a.value);
     return a.type === 'set_variable'
       ? { type: a.type, name: a.name, value: compileTemplate(a.value), stop }
@@ -245,6 +265,7 @@ function compileRule(r: RuleRecord, sources: string[], endpointContentType: stri
     ? r.response.steps.map((s, i, all) => compileStep(s, i, all.length, sources, endpointContentType))
     : null;
   return {
+    on: r.on ?? 'message',
     id: r.id,
     name: r.name,
     matchedTrace: Object.freeze({ ruleId: r.id, name: r.name, matched: true }),
@@ -334,6 +355,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       counts,
       lists,
       validation: e.validation ?? null,
+      channels: e.channels ?? [],
       waits:
         readsStorage ||
         readsProjectStorage ||

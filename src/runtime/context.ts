@@ -190,6 +190,8 @@ export class MockContext implements EvalContext {
   collectionItems: Map<string, readonly unknown[]> | undefined = undefined;
   /** the project's config variables */
   config: ReadonlyMap<string, string> | undefined = undefined;
+  /** the WebSocket message being answered (runtime/ws/handler.ts) */
+  message: { readonly text: string; json(): unknown } | undefined = undefined;
   readonly rng: () => number;
   /** X-Mockyard-Seed was sent: `rng` is the seeded one */
   readonly seeded: boolean;

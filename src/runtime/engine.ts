@@ -114,6 +114,8 @@ export interface EngineDeps {
   caps?: Caps;
   /** ms since epoch (tests inject a clock) */
   now?: () => number;
+  /** where the `broadcast` action sends (the WebSocket hub, docs/websocket.md) */
+  channels?: ActionDeps['channels'];
 }
 
 /** One request's evaluation: what it reads, and what it has done so far. */
@@ -137,7 +139,7 @@ export class Engine {
   constructor(deps: EngineDeps) {
     const caps = deps.caps ?? DEFAULT_CAPS;
     const now = deps.now ?? Date.now;
-    this.actionDeps = { store: deps.store, egress: deps.egress, log: deps.log, caps, now };
+    this.actionDeps = { store: deps.store, egress: deps.egress, log: deps.log, caps, now, channels: deps.channels };
     this.projects = new ProjectCache(deps.store, now);
     this.sessions = new SessionTracker(caps.sessionsPerProject, (projectId, session) => {
       deps.store.mockSessions

@@ -81,6 +81,12 @@ export function settle(p: LogRecord): RequestLogEntry {
   if (p.nearest && p.nearest.length > 0) e.nearest = p.nearest;
   if (p.data) e.data = p.data;
   if (p.violations) e.violations = p.violations;
+  if (p.kind) {
+    e.kind = p.kind;
+    e.direction = p.direction;
+    e.event = p.event;
+    e.socketId = p.socketId;
+  }
   const response = sentAnswer(p);
   if (response) e.response = response;
   return e;

@@ -91,6 +91,8 @@ export class Ring {
   private nearests: RequestLogEntry['nearest'][] = [];
   private datas: RequestLogEntry['data'][] = [];
   private violationses: RequestLogEntry['violations'][] = [];
+  /** a WebSocket entry's kind, direction, event and socket (docs/websocket.md) */
+  private sockets: (Pick<RequestLogEntry, 'kind' | 'direction' | 'event' | 'socketId'> | undefined)[] = [];
   private steps: (CompiledStep | null)[] = [];
   private sentHeaders: (Readonly<OutHeaders> | null)[] = [];
   private sharedBodies: string[] = [];
@@ -141,6 +143,9 @@ export class Ring {
     this.nearests[i] = p.nearest;
     this.datas[i] = p.data;
     this.violationses[i] = p.violations;
+    this.sockets[i] = p.kind
+      ? { kind: p.kind, direction: p.direction, event: p.event, socketId: p.socketId }
+      : undefined;
     this.flags[i] = p.proxied === true ? 1 : 0;
     const na = p.actions.length;
     this.actionCounts[i] = na;
@@ -201,6 +206,7 @@ export class Ring {
       nearest: this.nearests[i],
       data: this.datas[i],
       violations: this.violationses[i],
+      ...this.sockets[i],
       sentHeaders: this.headers(i),
       sentBody: text.sentBody,
       sentShared: false,
@@ -256,6 +262,7 @@ export class Ring {
     this.nearests = column(this.nearests);
     this.datas = column(this.datas);
     this.violationses = column(this.violationses);
+    this.sockets = column(this.sockets);
     this.steps = column(this.steps);
     this.sentHeaders = column(this.sentHeaders);
     this.sharedBodies = column(this.sharedBodies);

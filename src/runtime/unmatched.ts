@@ -17,6 +17,11 @@ const NO_ENDPOINT = jsonError('mock_not_found');
 /** Answers the request; the status written (a promise while the fallback answers). */
 export function answerUnmatched(x: Exchange, project: CompiledProject, egress: Egress): number | Promise<number> {
   const { req, res, method, path } = x;
+  // a WebSocket endpoint asked for without an upgrade (docs/websocket.md)
+  if (project.router.match('WS', path)) {
+    sendError(res, 426, jsonError('upgrade_required'));
+    return 426;
+  }
   if (project.fallbackUrl) {
     x.proxied = true;
     return proxy(egress, project.fallbackUrl, x.view(), x.rawBody, req, res, undefined, x.checkAnswer);

@@ -10,6 +10,10 @@ import type { Logger } from 'pino';
 import type { Store } from './index.js';
 
 const CHANNEL = 'mockyard_changes';
+/** pushes to WebSocket channels (docs/websocket.md), to the sockets of the other processes */
+const SOCKETS = 'mockyard_sockets';
+/** PostgreSQL's NOTIFY payload limit is 8000 bytes: a larger push reaches this process's sockets only */
+export const MAX_PUSH_PAYLOAD = 7900;
 
 export interface ChangeFeedOptions {
   databaseUrl: string;
@@ -19,6 +23,8 @@ export interface ChangeFeedOptions {
   log: Logger;
   /** version check interval (default 500 ms: a missed notification heals well within 1 s) */
   checkEveryMs?: number;
+  /** a push another process made to a WebSocket channel */
+  onPush?: (payload: string) => void;
 }
 
 export class ChangeFeed {
@@ -44,6 +50,22 @@ export class ChangeFeed {
     this.notifying = this.notifying.then(() => client.query('SELECT pg_notify($1, $2)', args).then(() => {}, failed));
   };
   private notifying: Promise<void> = Promise.resolve();
+
+  /** Sends a WebSocket push to the other processes; false when it is too large for NOTIFY. */
+  push(payload: string): boolean {
+    const text = `${this.origin}|${payload}`;
+    if (Buffer.byteLength(text) > MAX_PUSH_PAYLOAD) return false;
+    const failed = (err: unknown) => this.opts.log.debug({ err }, 'push notify failed');
+    const client = this.listening;
+    if (!client) {
+      this.store.pgPool?.query('SELECT pg_notify($1, $2)', [SOCKETS, text]).catch(failed);
+      return true;
+    }
+    this.notifying = this.notifying.then(() =>
+      client.query('SELECT pg_notify($1, $2)', [SOCKETS, text]).then(() => {}, failed),
+    );
+    return true;
+  }
   /** the LISTEN connection once it is established (null while connecting or reconnecting) */
   private listening: pg.Client | null = null;
 
@@ -91,12 +113,17 @@ export class ChangeFeed {
     client.on('error', fail);
     client.on('end', () => fail());
     client.on('notification', (n) => {
-      const [origin, projectId] = (n.payload ?? '').split('|');
-      if (origin !== this.origin && projectId) this.opts.invalidate(projectId);
+      const payload = n.payload ?? '';
+      const bar = payload.indexOf('|');
+      const origin = payload.slice(0, bar);
+      if (origin === this.origin || bar < 0) return;
+      if (n.channel === SOCKETS) this.opts.onPush?.(payload.slice(bar + 1));
+      else if (payload.slice(bar + 1)) this.opts.invalidate(payload.slice(bar + 1));
     });
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${SOCKETS}`);
     } catch (err) {
       fail(err);
       return;

@@ -57,6 +57,7 @@ export class Endpoints {
       data: e.data ? JSON.stringify(e.data) : null,
       headers: Object.keys(e.headers).length > 0 ? JSON.stringify(e.headers) : null,
       validation: e.validation ? JSON.stringify(e.validation) : null,
+      channels: e.channels.length > 0 ? JSON.stringify(e.channels) : null,
       created_at: at,
       updated_at: at,
     };
@@ -113,6 +114,7 @@ export class Endpoints {
             data: next.data ? JSON.stringify(next.data) : null,
             headers: Object.keys(next.headers).length > 0 ? JSON.stringify(next.headers) : null,
             validation: next.validation ? JSON.stringify(next.validation) : null,
+            channels: next.channels.length > 0 ? JSON.stringify(next.channels) : null,
             updated_at: nowIso(),
           })
           .where('id', '=', endpointId)

@@ -2,6 +2,7 @@
 import type { Selectable } from 'kysely';
 import { DEFAULT_MODES, type ValidationModes } from '../domain/contract.js';
 import type { Endpoint, HttpMethod, Plan, Project, RuleRecord, User } from '../domain/model.js';
+import type { Trigger } from '../domain/sockets.js';
 import type { Database } from './schema.js';
 
 export type Row<T extends keyof Database> = Selectable<Database[T]>;
@@ -35,6 +36,7 @@ export const toEndpoint = (r: Row<'endpoints'>): Endpoint => ({
   data: r.data ? JSON.parse(r.data) : null,
   headers: r.headers ? JSON.parse(r.headers) : {},
   validation: r.validation ? (JSON.parse(r.validation) as ValidationModes) : null,
+  channels: r.channels ? (JSON.parse(r.channels) as string[]) : [],
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -49,6 +51,7 @@ export const toRule = (r: Row<'rules'>, hits: number): RuleRecord => ({
   conditions: JSON.parse(r.conditions),
   response: r.response === null ? null : JSON.parse(r.response),
   actions: JSON.parse(r.actions),
+  ...(r.trigger ? { on: r.trigger as Trigger } : {}),
   hits,
   createdAt: r.created_at,
   updatedAt: r.updated_at,

@@ -38,6 +38,7 @@ export class Rules {
       conditions: JSON.stringify(f.conditions),
       response: f.response === null ? null : JSON.stringify(f.response),
       actions: JSON.stringify(f.actions),
+      trigger: f.on ?? null,
     };
   }
 

@@ -53,6 +53,8 @@ export interface EndpointsTable {
   headers: string | null;
   /** contract validation modes as JSON (null: the project's) */
   validation: ColumnType<string | null, string | null | undefined, string | null>;
+  /** a WebSocket endpoint's channels as JSON (null: none) */
+  channels: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
 }
@@ -111,6 +113,8 @@ export interface RulesTable {
   conditions: string;
   response: string | null;
   actions: string;
+  /** WebSocket endpoints: connect | message | close (null: message) */
+  trigger: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
 }

@@ -27,6 +27,7 @@ const ep = (method: NewEndpoint['method'], path: string, extra: Partial<NewEndpo
   headers: {},
   ...extra,
   validation: extra.validation ?? null,
+  channels: extra.channels ?? [],
 });
 
 const rule = (name: string, extra: Partial<RuleFields> = {}): RuleFields => ({

@@ -13,6 +13,7 @@ import type { CompiledAction } from '../compile.js';
 import { EgressError } from '../egress.js';
 import type { Steps } from '../steps.js';
 import { CapExceeded } from '../template.js';
+import { broadcast } from './broadcast.js';
 import { httpRequest } from './http-request.js';
 import type { ActionResult, ActionRunner, ActionScope } from './scope.js';
 import { setVariable } from './set-variable.js';
@@ -29,6 +30,7 @@ const RUNNERS: { [T in CompiledAction['type']]: ActionRunner<Extract<CompiledAct
   store_variable: storeVariable,
   delete_variable: deleteVariable,
   http_request: httpRequest,
+  broadcast,
 };
 
 /** The outcome of an action that succeeded, one shared object per type (never mutated). */
@@ -37,6 +39,7 @@ const OK: Readonly<Record<ActionOutcome['type'], ActionOutcome>> = Object.freeze
   store_variable: Object.freeze({ type: 'store_variable', ok: true }),
   delete_variable: Object.freeze({ type: 'delete_variable', ok: true }),
   http_request: Object.freeze({ type: 'http_request', ok: true }),
+  broadcast: Object.freeze({ type: 'broadcast', ok: true }),
 });
 
 /** The action pipeline of one request, across the rules that match. */

@@ -16,6 +16,8 @@ export interface ActionDeps {
   readonly log: Logger;
   readonly caps: Caps;
   readonly now: () => number;
+  /** where `broadcast` sends (the WebSocket hub, docs/websocket.md); absent: nothing is sent */
+  readonly channels?: { publish(projectId: string, channel: string, session: string, text: string): number };
 }
 
 /** One request's evaluation, as its actions see it. */

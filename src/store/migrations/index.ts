@@ -128,6 +128,17 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
     },
     // headers of an endpoint's default answer (docs/api.md "Endpoints")
     // config variables and contract validation modes of a project (docs/templates.md)
+    // the trigger of a WebSocket endpoint's rule (docs/websocket.md)
+    '0012_rule_trigger': {
+      up: async (db) => {
+        const table = (await db.introspection.getTables()).find((t) => t.name === 'rules');
+        if (!table?.columns.some((c) => c.name === 'trigger'))
+          await run(db, ['ALTER TABLE rules ADD COLUMN trigger TEXT']);
+        const endpoints = (await db.introspection.getTables()).find((t) => t.name === 'endpoints');
+        if (!endpoints?.columns.some((c) => c.name === 'channels'))
+          await run(db, ['ALTER TABLE endpoints ADD COLUMN channels TEXT']);
+      },
+    },
     // a project's OpenAPI contract, and an endpoint's own validation modes (docs/contract.md)
     '0011_contracts': {
       up: async (db) => {

@@ -1,0 +1,350 @@
+/**
+ * WebSocket mocks (docs/websocket.md): an upgrade to a `WS` endpoint at any mock address (`/m/<ref>`,
+ * a mock host, the root of `serve --file`) becomes a socket whose `connect`, `message` and `close`
+ * run the endpoint's rules for that trigger through the same engine as HTTP — conditions on the
+ * upgrade request and the message, actions, sequences per mock session — and whose steps send
+ * messages and may close it. Every connect, message in and out, and close is a log entry.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import { nextSeq } from '../../domain/ids.js';
+import type { RuleTrace } from '../../domain/model.js';
+import type { Trigger } from '../../domain/sockets.js';
+import type { CompiledEndpoint, CompiledProject, CompiledStep } from '../compile.js';
+import { MockContext, MockRequestView } from '../context.js';
+import type { Engine, Evaluation } from '../engine.js';
+import type { RequestLog } from '../request-log.js';
+import type { LogRecord } from '../request-log-entry.js';
+import { CapExceeded } from '../template.js';
+import { type LiveSocket, MAX_BUFFERED, type SocketHub } from './hub.js';
+
+export interface WsLimits {
+  messageBytes: number;
+  socketsPerProject: number;
+  idleMs: number;
+}
+
+export interface WsDeps {
+  engine: Engine;
+  requestLog: RequestLog;
+  log: Logger;
+  hub: SocketHub;
+  limits: WsLimits;
+  renderLimit?: number;
+  iterationLimit?: number;
+}
+
+const SESSION_HEADER = 'x-mockyard-session';
+/** browsers cannot set headers on a WebSocket: the session may come as this query parameter */
+const SESSION_QUERY = 'mockyard-session';
+
+/** The endpoint with only the rules of one trigger (made once per endpoint and trigger). */
+const byTrigger = new WeakMap<CompiledEndpoint, Map<Trigger, CompiledEndpoint>>();
+function endpointFor(ep: CompiledEndpoint, t: Trigger): CompiledEndpoint {
+  let m = byTrigger.get(ep);
+  if (!m) {
+    m = new Map();
+    byTrigger.set(ep, m);
+  }
+  let out = m.get(t);
+  if (!out) {
+    out = { ...ep, rules: ep.rules.filter((r) => r.on === t), waits: 'steps' };
+    m.set(t, out);
+  }
+  return out;
+}
+
+function refuse(socket: Duplex, status: number, reason: string, code: string, message: string): void {
+  const body = JSON.stringify({ error: { code, message } });
+  socket.on('error', () => {});
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+const text = (data: RawData): string =>
+  Buffer.isBuffer(data)
+    ? data.toString('utf8')
+    : Array.isArray(data)
+      ? Buffer.concat(data).toString('utf8')
+      : Buffer.from(data).toString('utf8');
+
+export function createWsHandler(deps: WsDeps) {
+  const { engine, requestLog, log, hub, limits } = deps;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.messageBytes, perMessageDeflate: false });
+
+  function evaluate(
+    project: CompiledProject,
+    ep: CompiledEndpoint,
+    ctx: MockContext,
+    session: string,
+  ): Promise<Evaluation> {
+    return new Promise((resolve, reject) => {
+      const e = { projectId: project.id, collections: project.collections, ep, ctx, session, hops: 0 };
+      const ev = engine.run(e, { resolve, reject });
+      if (ev !== null) resolve(ev);
+    });
+  }
+
+  function upgrade(
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    path: string,
+    query: string,
+    ref: string,
+    slug: string | null,
+    byPath: boolean,
+  ): void {
+    const { projects } = engine;
+    const found =
+      slug !== null ? projects.projectBySlug(slug) : byPath ? projects.projectByRef(ref) : projects.project(ref);
+    const go = (p: CompiledProject | null) => accept(req, socket, head, path, query, p);
+    if (found instanceof Promise)
+      found.then(go, (err) => {
+        log.error({ err }, 'mock project could not be loaded');
+        refuse(socket, 503, 'Service Unavailable', 'unavailable', 'The service is temporarily unavailable');
+      });
+    else go(found);
+  }
+
+  function accept(
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    path: string,
+    query: string,
+    project: CompiledProject | null,
+  ): void {
+    if (!project) {
+      refuse(socket, 404, 'Not Found', 'not_found', 'No such project');
+      return;
+    }
+    const match = project.router.match('WS', path);
+    if (!match) {
+      refuse(socket, 404, 'Not Found', 'mock_not_found', 'No WebSocket endpoint matches this path');
+      return;
+    }
+    if (hub.count(project.id) >= limits.socketsPerProject) {
+      refuse(
+        socket,
+        429,
+        'Too Many Requests',
+        'limit_exceeded',
+        `At most ${limits.socketsPerProject} open sockets per project`,
+      );
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => open(ws, req, path, query, project, match.value, match.params));
+  }
+
+  function open(
+    ws: WebSocket,
+    req: IncomingMessage,
+    path: string,
+    query: string,
+    project: CompiledProject,
+    ep: CompiledEndpoint,
+    params: Record<string, string>,
+  ): void {
+    const id = randomUUID();
+    const queryParams = new URLSearchParams(query);
+    const session = String(req.headers[SESSION_HEADER] ?? queryParams.get(SESSION_QUERY) ?? '');
+    const seedHeader = req.headers['x-mockyard-seed'];
+    const seed = seedHeader === undefined ? null : String(seedHeader);
+    const channels = new Set(['default', ...ep.channels]);
+    let idle: NodeJS.Timeout | null = null;
+    const touch = () => {
+      if (idle) clearTimeout(idle);
+      idle = setTimeout(() => ws.close(1000, 'idle'), limits.idleMs);
+      idle.unref();
+    };
+    const entry = (
+      event: Trigger,
+      direction: 'in' | 'out',
+      body: string,
+      rules: RuleTrace[],
+      ruleId: string | null,
+      started: number,
+    ): void => {
+      const record: LogRecord = {
+        seq: nextSeq(),
+        at: new Date().toISOString(),
+        method: 'WS',
+        path,
+        query,
+        rawHeaders: req.rawHeaders,
+        body: body.length > 64 * 1024 ? body.slice(0, 64 * 1024) : body,
+        endpointId: ep.id,
+        ruleId,
+        statusCode: 101,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        actions: [],
+        rules,
+        proxied: false,
+        session,
+        error: '',
+        warning: '',
+        sentHeaders: null,
+        sentBody: '',
+        sentShared: false,
+        sentStep: null,
+        sentDelay: 0,
+        kind: 'ws',
+        direction,
+        event,
+        socketId: id,
+      };
+      requestLog.record(project.id, record);
+    };
+    const live: LiveSocket = {
+      id,
+      projectId: project.id,
+      endpointId: ep.id,
+      path,
+      session,
+      channels,
+      connectedAt: new Date().toISOString(),
+      ws,
+      send(out) {
+        if (ws.readyState !== ws.OPEN) return;
+        if (ws.bufferedAmount > MAX_BUFFERED) {
+          ws.close(1008, 'the client does not read');
+          return;
+        }
+        ws.send(out);
+        entry('message', 'out', out, [], null, performance.now());
+      },
+    };
+    hub.add(live);
+    touch();
+
+    /** Runs the trigger's rules; sends what the answering step says. Calls run one after another. */
+    let queue: Promise<void> = Promise.resolve();
+    const run = (trigger: Trigger, message?: string) => {
+      queue = queue.then(() => handle(trigger, message)).catch((err) => log.warn({ err }, 'websocket rule failed'));
+    };
+    const handle = async (trigger: Trigger, message?: string) => {
+      const started = performance.now();
+      const view = new MockRequestView('GET', path, query, req.headers, req.rawHeaders);
+      view.params = params;
+      view.body = message ?? '';
+      const ctx = new MockContext(view, seed, Math.random, deps.renderLimit);
+      ctx.config = project.config;
+      ctx.iterationLimit = deps.iterationLimit;
+      if (message !== undefined) {
+        let parsed: { v: unknown } | null = null;
+        ctx.message = {
+          text: message,
+          json: () => {
+            if (parsed === null) {
+              try {
+                parsed = { v: JSON.parse(message) };
+              } catch {
+                parsed = { v: undefined };
+              }
+            }
+            return parsed.v;
+          },
+        };
+      }
+      const ev = await evaluate(project, endpointFor(ep, trigger), ctx, session);
+      const out = ev.outcome;
+      entry(
+        trigger,
+        'in',
+        message ?? '',
+        ev.rules,
+        out.kind === 'step' ? out.ruleId : out.kind === 'applied' ? out.ruleId : null,
+        started,
+      );
+      if (trigger === 'close') return;
+      if (out.kind === 'applied') return live.send(out.body);
+      if (out.kind === 'step') await sendStep(out.step, ctx);
+    };
+    const sendStep = async (step: CompiledStep, ctx: MockContext) => {
+      try {
+        if (step.delayMs > 0) await sleep(step.delayMs);
+        if (step.messages) {
+          for (const m of step.messages) {
+            if (m.delayMs > 0) await sleep(m.delayMs);
+            live.send(m.body(ctx));
+          }
+        } else {
+          const body = step.body(ctx);
+          if (body !== '' || !step.close) live.send(body);
+        }
+      } catch (err) {
+        if (!(err instanceof CapExceeded)) throw err;
+        ws.close(1011, 'render_too_large');
+        return;
+      }
+      if (step.close) ws.close(step.close.code, step.close.reason);
+    };
+
+    ws.on('message', (data, isBinary) => {
+      touch();
+      run('message', isBinary ? Buffer.from(data as Buffer).toString('base64') : text(data));
+    });
+    ws.on('error', () => {});
+    ws.on('close', () => {
+      if (idle) clearTimeout(idle);
+      hub.remove(live);
+      run('close');
+    });
+    run('connect');
+  }
+
+  return {
+    /** `/m/<ref>/…` */
+    byPath(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const pathPart = q === -1 ? url : url.slice(0, q);
+      const slash = pathPart.indexOf('/', 3);
+      let ref = slash === -1 ? pathPart.slice(3) : pathPart.slice(3, slash);
+      try {
+        ref = decodeURIComponent(ref);
+      } catch {
+        // kept raw: it will not be found
+      }
+      upgrade(
+        req,
+        socket,
+        head,
+        slash === -1 ? '/' : pathPart.slice(slash),
+        q === -1 ? '' : url.slice(q + 1),
+        ref,
+        null,
+        true,
+      );
+    },
+    /** the project known by where the request came: its mock host, or the root of serve --file */
+    at(req: IncomingMessage, socket: Duplex, head: Buffer, ref: string, slug: string | null): void {
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      upgrade(
+        req,
+        socket,
+        head,
+        (q === -1 ? url : url.slice(0, q)) || '/',
+        q === -1 ? '' : url.slice(q + 1),
+        ref,
+        slug,
+        false,
+      );
+    },
+    refuse,
+    close(): void {
+      hub.closeAll();
+      wss.close();
+    },
+  };
+}
+
+export type WsHandler = ReturnType<typeof createWsHandler>;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
