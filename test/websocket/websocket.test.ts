@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { DEFAULT_CAPS } from '../../src/domain/constants.js';
-import { DIALECTS } from '../helpers/databases.js';
+import { DIALECTS, freshDatabase, PG_URL, type TestDatabase } from '../helpers/databases.js';
 import { expectError } from '../helpers/expect.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { type ChildServer, spawnServer, startTestServer, type TestServer } from '../helpers/server.js';
 
 /** A client socket that keeps every message it gets, and waits for them. */
 async function connect(url: string, headers: Record<string, string> = {}) {
@@ -198,5 +198,54 @@ describe.each(DIALECTS)('WebSocket mocks (%s)', (dialect) => {
       u.token,
     );
     expectError(bad, 400, 'validation_failed');
+  });
+});
+
+describe.skipIf(!PG_URL)('WebSocket pushes across processes (postgres)', () => {
+  let db: TestDatabase;
+  let a: ChildServer;
+  let b: ChildServer;
+  beforeAll(async () => {
+    db = await freshDatabase('postgres');
+    [a, b] = await Promise.all([spawnServer(db.url), spawnServer(db.url)]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await db?.drop();
+  });
+
+  it('a push made on one process reaches a socket on the other, and a broadcast from a mock request too', async () => {
+    const u = await a.client.user();
+    const p = await a.client.project(u.token);
+    const ep = await a.client.endpoint(u.token, p.id, { method: 'WS', path: '/feed' });
+    await a.client.endpoint(u.token, p.id, { method: 'POST', path: '/announce' });
+    const announce = (await a.client.api('GET', `/api/projects/${p.id}/endpoints`, undefined, u.token)).json.find(
+      (e: { path: string }) => e.path === '/announce',
+    );
+    await a.client.rule(u.token, p.id, announce.id, {
+      name: 'tell',
+      actions: [{ type: 'broadcast', channel: 'default', body: 'from http: {{request.body}}' }],
+      response: { steps: [{ statusCode: 202 }] },
+    });
+    expect(ep.id).toBeTruthy();
+    // the socket is on process b; the push is made on process a
+    const client = await connect(`${b.base.replace('http', 'ws')}/m/${p.id}/feed`);
+    await expect
+      .poll(
+        async () => {
+          await a.client.api(
+            'POST',
+            `/api/projects/${p.id}/channels/default/messages`,
+            { body: 'hello from a' },
+            u.token,
+          );
+          return client.got.includes('hello from a');
+        },
+        { timeout: 10_000, interval: 300 },
+      )
+      .toBe(true);
+    expect((await a.client.mock(p.id, 'POST', '/announce', { body: 'news' })).status).toBe(202);
+    await expect.poll(() => client.got.includes('from http: news'), { timeout: 10_000 }).toBe(true);
+    client.ws.close();
   });
 });
