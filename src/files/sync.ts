@@ -29,14 +29,20 @@ const ruleFields = (r: RuleInput | RuleRecord): RuleInput => ({
   conditions: r.conditions,
   response: r.response,
   actions: r.actions,
+  ...(r.on ? { on: r.on } : {}),
 });
 
-const endpointFields = (e: Pick<Endpoint, 'statusCode' | 'responseBody' | 'contentType' | 'data' | 'headers'>) => ({
+const endpointFields = (
+  e: Pick<Endpoint, 'statusCode' | 'responseBody' | 'contentType' | 'data' | 'headers'> &
+    Partial<Pick<Endpoint, 'channels' | 'validation'>>,
+) => ({
   statusCode: e.statusCode,
   responseBody: e.responseBody,
   contentType: e.contentType,
   data: e.data ?? null,
   headers: e.headers ?? {},
+  channels: e.channels ?? [],
+  validation: e.validation ?? null,
 });
 
 export async function syncProject(

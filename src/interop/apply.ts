@@ -66,6 +66,8 @@ export function check(
         contentType: d.contentType,
         ...(d.data ? { data: d.data } : {}),
         ...(d.headers ? { headers: d.headers } : {}),
+        ...(d.channels ? { channels: d.channels } : {}),
+        ...(d.validation ? { validation: d.validation } : {}),
       });
     } catch (e) {
       report.skipped.push({ method: d.method, path: d.path, reason: why(e) });

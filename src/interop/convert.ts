@@ -3,7 +3,9 @@
  * Mockyard export, HAR, Postman, Mockoon or WireMock → `Converted`. The OpenAPI family is validated
  * and dereferenced in a worker (interop/parser-pool.ts); the other formats are plain data walks.
  */
+
 import type { Static } from '@sinclair/typebox';
+import { DEFAULT_MODES } from '../domain/contract.js';
 import { AppError, validationError } from '../domain/errors.js';
 import { compileValidator, type ErrorDetail } from '../domain/validator.js';
 import { loadFaker } from '../runtime/faker.js';
@@ -88,7 +90,10 @@ function exportToDrafts(doc: Static<typeof ExportDocumentSchema>): Converted {
       contentType: fields.contentType ?? 'application/json',
       ...(fields.data ? { data: fields.data } : {}),
       ...(fields.headers ? { headers: fields.headers } : {}),
+      ...(fields.channels ? { channels: fields.channels } : {}),
+      ...(fields.validation ? { validation: { ...DEFAULT_MODES, ...fields.validation } } : {}),
       rules: rules.map((r, j) => ({
+        ...(r.on ? { on: r.on } : {}),
         name: r.name,
         priority: r.priority ?? 0,
         active: r.active ?? true,

@@ -9,9 +9,11 @@
  * schema below, then validateEndpoint/validateRule on every record, duplicates, plan limits), and
  * removes the half-made project if a write still fails.
  */
+
 import { type Static, Type } from '@sinclair/typebox';
 import { checkSeed } from '../domain/collections.js';
 import { planFor, RULE_LIMITS } from '../domain/constants.js';
+import type { ValidationModes } from '../domain/contract.js';
 import { AppError, type ErrorDetail, validationError } from '../domain/errors.js';
 import {
   type Action,
@@ -23,6 +25,7 @@ import {
   type RuleResponse,
 } from '../domain/model.js';
 import { EndpointBody, LIMITS, RuleBody } from '../domain/schemas.js';
+import type { Trigger } from '../domain/sockets.js';
 import { capStorage, DEFAULT_STORAGE_CAPS, type StorageCaps } from '../domain/storage-caps.js';
 import {
   type EndpointInput,
@@ -94,6 +97,7 @@ export interface ExportedRule {
   conditions: Condition[];
   response: RuleResponse | null;
   actions: Action[];
+  on?: Trigger;
 }
 
 export interface ExportedEndpoint {
@@ -104,6 +108,8 @@ export interface ExportedEndpoint {
   contentType: string;
   data?: DataBinding;
   headers?: Record<string, string>;
+  channels?: string[];
+  validation?: ValidationModes | null;
   rules: ExportedRule[];
 }
 
@@ -152,6 +158,8 @@ export async function exportProject(
       contentType: e.contentType,
       ...(e.data ? { data: e.data } : {}),
       ...(Object.keys(e.headers).length > 0 ? { headers: e.headers } : {}),
+      ...(e.channels.length > 0 ? { channels: e.channels } : {}),
+      ...(e.validation ? { validation: e.validation } : {}),
       rules: rules.map((r) => ({
         name: r.name,
         priority: r.priority,
@@ -159,6 +167,7 @@ export async function exportProject(
         conditions: r.conditions,
         response: r.response,
         actions: r.actions,
+        ...(r.on ? { on: r.on } : {}),
       })),
     });
     if (opts.storage) {

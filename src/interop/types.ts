@@ -5,6 +5,7 @@
  */
 
 import type { ImportFormat } from '../domain/constants.js';
+import type { ValidationModes } from '../domain/contract.js';
 import type { DataBinding, HttpMethod, ImportWarning, Skipped, Step } from '../domain/model.js';
 import type { RuleInput } from '../domain/validate.js';
 
@@ -29,6 +30,10 @@ export interface DraftEndpoint {
   data?: DataBinding;
   /** headers of the default answer */
   headers?: Record<string, string>;
+  /** a WebSocket endpoint's channels (docs/websocket.md) */
+  channels?: string[];
+  /** the endpoint's contract validation (docs/contract.md) */
+  validation?: ValidationModes | null;
   rules: DraftRule[];
   /** stored variables of the endpoint (a Mockyard export's storage) */
   storage?: [string, string][];

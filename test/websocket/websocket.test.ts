@@ -184,6 +184,28 @@ describe.each(DIALECTS)('WebSocket mocks (%s)', (dialect) => {
     await expect.poll(() => a.closed()?.code).toBe(1009);
   });
 
+  it('travels in an export: triggers, channels and message steps answer the same after an import', async () => {
+    const { c, u, p } = await chat();
+    const exp = (await c.api('GET', `/api/projects/${p.id}/export`, undefined, u.token)).json;
+    const ws = exp.endpoints.find((e: { method: string }) => e.method === 'WS');
+    expect(ws.channels).toEqual(['lobby']);
+    expect(ws.rules.map((r: { on?: string }) => r.on ?? 'message').sort()).toEqual([
+      'close',
+      'connect',
+      'message',
+      'message',
+      'message',
+      'message',
+    ]);
+    const imp = await c.api('POST', '/api/projects/import', exp, u.token);
+    expect(imp.status).toBe(201);
+    const a = await connect(wsUrl(imp.json.id, '/chat/copy?user=bo'));
+    expect(await a.until(1)).toEqual(['welcome to copy bo']);
+    a.ws.send('ping');
+    expect((await a.until(3)).slice(1)).toEqual(['pong', 'pong again']);
+    a.ws.close();
+  });
+
   it('refuses bad channel names and triggers', async () => {
     const { c, u, p, ep } = await chat();
     expectError(
