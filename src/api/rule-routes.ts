@@ -26,6 +26,7 @@ export function ruleView(r: RuleRecord): Rule {
     conditions: r.conditions,
     response: r.response,
     actions: r.actions,
+    ...(r.on ? { on: r.on } : {}),
     state,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,

@@ -184,7 +184,7 @@ export function documentType(text: string): 'application/json' | 'application/ya
 }
 
 export type EndpointInput = Pick<Endpoint, 'method' | 'path' | 'statusCode' | 'responseBody' | 'contentType'> &
-  Partial<Pick<Endpoint, 'headers' | 'validation'>>;
+  Partial<Pick<Endpoint, 'headers' | 'validation' | 'channels'>>;
 
 export const api = {
   register: (email: string, password: string) => request<AuthAnswer>('POST', '/api/auth/register', { email, password }),
@@ -289,6 +289,13 @@ export const api = {
     request<LogEntry[]>('POST', `/api/projects/${enc(pid)}/requests/find`, filter),
 
   /** Any import format; '' lets the server detect it. */
+  /** WebSocket mocks (docs/websocket.md): a push to a channel, and the open sockets. */
+  pushToChannel: (pid: string, channel: string, body: { body: string; session?: string }) =>
+    request<{ delivered: number }>('POST', `/api/projects/${enc(pid)}/channels/${enc(channel)}/messages`, body),
+  sockets: (pid: string) =>
+    request<
+      { id: string; endpointId: string; path: string; session: string; channels: string[]; connectedAt: string }[]
+    >('GET', `/api/projects/${enc(pid)}/sockets`),
   /** The project's contract (docs/contract.md): attach or replace (JSON or YAML), read, remove, lint. */
   putContract: (pid: string, text: string) =>
     send<ContractAnswer>('PUT', `/api/projects/${enc(pid)}/contract`, { text, contentType: documentType(text) }),

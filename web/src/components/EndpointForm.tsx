@@ -55,6 +55,7 @@ export function EndpointForm({
   const [contentType, setContentType] = useState(initial.contentType);
   const [body, setBody] = useState(initial.responseBody);
   const [headers, setHeaders] = useState<KvRow[]>(toRows(initial.headers));
+  const [channels, setChannels] = useState((initial.channels ?? []).join(', '));
   const [busy, setBusy] = useState(false);
   const [touched, setTouched] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -121,6 +122,14 @@ export function EndpointForm({
         responseBody: body,
         contentType,
         headers: fromRows(headers),
+        ...(method === 'WS'
+          ? {
+              channels: channels
+                .split(',')
+                .map((c) => c.trim())
+                .filter(Boolean),
+            }
+          : {}),
       });
     } catch (err) {
       setError(err);
@@ -206,6 +215,18 @@ export function EndpointForm({
         placeholder={isJsonType(contentType) ? '{ "id": "{{request.params.id}}", "name": "Ada" }' : ''}
         hint="Templates such as {{request.params.id}}, {{request.query.q}}, {{endpoint.name}} and {{$uuid}} are filled in."
       />
+      {method === 'WS' && (
+        <div className="field">
+          <label htmlFor={`${id}-channels`}>Channels its sockets join besides default (comma-separated)</label>
+          <input
+            id={`${id}-channels`}
+            value={channels}
+            onChange={(e) => edited(setChannels)(e.target.value)}
+            placeholder="lobby, alerts"
+          />
+          <FieldError id={`${id}-channels-error`} messages={errs('/channels')} />
+        </div>
+      )}
       <KeyValueEditor
         label="Response headers"
         rows={headers}

@@ -6,6 +6,7 @@ import { EndpointValidation } from '../components/EndpointValidation';
 import { preloadCodeEditor, TemplateHintsContext } from '../components/JsonEditor';
 import { mockBase } from '../components/ProjectHeader';
 import { SessionPicker } from '../components/SessionPicker';
+import { SocketConsole } from '../components/SocketConsole';
 import { StoragePanel } from '../components/StoragePanel';
 import { samplePath, TestRequest } from '../components/TestRequest';
 import { pathParams } from '../components/template-complete';
@@ -131,7 +132,11 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
           </p>
         ) : null}
       </div>
-      <TestRequest endpoint={e} base={base} />
+      {e.method === 'WS' ? (
+        <SocketConsole projectId={projectId} endpoint={e} />
+      ) : (
+        <TestRequest endpoint={e} base={base} />
+      )}
       <EndpointValidation
         projectId={projectId}
         endpoint={e}

@@ -11,6 +11,8 @@ import { type Errs, Field, NumberField, ReorderTools } from './fields';
 /** How the variable an action writes is read. */
 function variableHint(a: ActionDraft): string {
   const name = a.name || 'name';
+  if (a.type === 'broadcast')
+    return `Sends the value to the project's WebSockets on channel “${a.name || 'channel'}” in this request's session (docs/websocket.md).`;
   if (a.type === 'set_variable') return `Read it as {{vars.${name}}} for the rest of this request.`;
   const read = a.scope === 'project' ? `{{project.${name}}}` : `{{endpoint.${name}}}`;
   const where = a.scope === 'project' ? 'by every endpoint of the project' : 'by this endpoint';
@@ -70,7 +72,10 @@ export function ActionCard({
         </Field>
         {a.type !== 'http_request' ? (
           <>
-            <Field label="Variable name" errors={errs(`${p}/name`)}>
+            <Field
+              label={a.type === 'broadcast' ? 'Channel' : 'Variable name'}
+              errors={errs(a.type === 'broadcast' ? `${p}/channel` : `${p}/name`)}
+            >
               {(id, invalid) => (
                 <input
                   id={id}
@@ -81,7 +86,7 @@ export function ActionCard({
                 />
               )}
             </Field>
-            {a.type === 'set_variable' ? null : (
+            {a.type === 'set_variable' || a.type === 'broadcast' ? null : (
               <Field label="Scope" errors={errs(`${p}/scope`)}>
                 {(id) => (
                   <select
@@ -96,7 +101,10 @@ export function ActionCard({
               </Field>
             )}
             {a.type === 'delete_variable' ? null : (
-              <Field label="Value" errors={errs(`${p}/value`)}>
+              <Field
+                label={a.type === 'broadcast' ? 'Message' : 'Value'}
+                errors={errs(a.type === 'broadcast' ? `${p}/body` : `${p}/value`)}
+              >
                 {(id, invalid) => (
                   <input
                     id={id}

@@ -120,7 +120,11 @@ export function RuleCard({
                   // biome-ignore lint/suspicious/noArrayIndexKey: actions have no id
                   <li key={i} className="chip">
                     {ACTION_LABELS[a.type]}
-                    {a.type === 'http_request' ? ` ${a.method} ${a.url}` : ` ${a.name}`}
+                    {a.type === 'http_request'
+                      ? ` ${a.method} ${a.url}`
+                      : a.type === 'broadcast'
+                        ? ` → ${a.channel}`
+                        : ` ${a.name}`}
                     {a.type === 'http_request' && a.saveAs ? ` → vars.${a.saveAs}` : ''}
                     {a.onError === 'stop' ? ' · stop on error' : ''}
                   </li>

@@ -136,6 +136,17 @@ export function RuleEditor({
               Active
             </label>
           </div>
+          {outer.method === 'WS' && (
+            <Field label="Runs on" errors={errs('/on')}>
+              {(fid) => (
+                <select id={fid} value={d.on} onChange={(e) => upd({ on: e.target.value as RuleDraft['on'] })}>
+                  <option value="message">each message</option>
+                  <option value="connect">connect</option>
+                  <option value="close">close</option>
+                </select>
+              )}
+            </Field>
+          )}
         </div>
         <p className="hint">Lower priority runs first. Only active rules are evaluated.</p>
 

@@ -109,7 +109,7 @@ export function StepCard({
         errors={errs(`${p}/body`)}
       />
       <JsonEditor
-        label="Stream (JSON: events, chunks or llm — docs/streams.md)"
+        label="Stream or socket (JSON: events, chunks or llm — docs/streams.md; messages, close — docs/websocket.md)"
         rows={s.stream ? 6 : 2}
         value={s.stream}
         onChange={(stream) => set({ stream })}

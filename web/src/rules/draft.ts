@@ -73,6 +73,8 @@ export interface RuleDraft {
   mode: SequenceMode;
   steps: StepDraft[];
   actions: ActionDraft[];
+  /** WebSocket endpoints: what runs the rule (docs/websocket.md) */
+  on: 'connect' | 'message' | 'close';
 }
 
 export const needsKey = (t: ConditionTarget) => KEYED_TARGETS.includes(t);
@@ -124,6 +126,7 @@ export function newRuleDraft(priority: number, n: number): RuleDraft {
     mode: 'loop',
     steps: [newStep()],
     actions: [],
+    on: 'message',
   };
 }
 
@@ -139,6 +142,7 @@ export function toDraft(rule: Rule): RuleDraft {
       operator: c.operator,
       value: c.value ?? '',
     })),
+    on: rule.on ?? 'message',
     hasResponse: rule.response !== null,
     mode: rule.response?.mode ?? 'loop',
     steps: rule.response?.steps.map((s) => ({
@@ -167,6 +171,7 @@ export function toDraft(rule: Rule): RuleDraft {
           onError: a.onError ?? 'continue',
         };
       }
+      if (a.type === 'broadcast') return { ...base, name: a.channel, value: a.body, onError: a.onError ?? 'continue' };
       return {
         ...base,
         name: a.name,
@@ -216,6 +221,7 @@ export function fromDraft(d: RuleDraft): RuleInput {
       return out;
     }
     const name = a.name.trim();
+    if (a.type === 'broadcast') return { type: a.type, channel: name, body: a.value, onError: a.onError };
     if (a.type === 'set_variable') return { type: a.type, name, value: a.value, onError: a.onError };
     const scope = a.scope === 'project' ? { scope: a.scope } : {};
     if (a.type === 'delete_variable') return { type: a.type, name, ...scope, onError: a.onError };
@@ -228,6 +234,7 @@ export function fromDraft(d: RuleDraft): RuleInput {
     conditions,
     response: d.hasResponse ? { mode: d.mode, steps } : null,
     actions,
+    ...(d.on !== 'message' ? { on: d.on } : {}),
   };
 }
 
@@ -369,6 +376,7 @@ export const ACTION_LABELS: Record<ActionType, string> = {
   store_variable: 'Store variable',
   delete_variable: 'Delete variable',
   http_request: 'HTTP request',
+  broadcast: 'Broadcast to WebSockets',
 };
 
 export const FAULT_LABELS: Record<Fault, string> = {

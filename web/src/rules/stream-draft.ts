@@ -1,8 +1,8 @@
 /** A step's stream fields (docs/streams.md) as the rule editor's JSON text, and back. */
 import type { Step } from '../types';
 
-/** The stream fields of a step (docs/streams.md). */
-const STREAM_KEYS = ['events', 'repeat', 'keepOpen', 'chunks', 'llm'] as const;
+/** The stream fields of a step (docs/streams.md), and a WebSocket step's messages and close (docs/websocket.md). */
+const STREAM_KEYS = ['events', 'repeat', 'keepOpen', 'chunks', 'llm', 'messages', 'close'] as const;
 
 /** A step's stream fields as the editor's JSON text, '' when it answers one body. */
 export function streamJson(s: Partial<Step>): string {

@@ -1,0 +1,99 @@
+/**
+ * The dashboard's WebSocket console, end to end (docs/websocket.md): connect from the browser to a WS
+ * mock, talk, push to a channel, and set a rule's trigger in the editor. Needs /usr/bin/chromium.
+ */
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  base,
+  browser,
+  CHROMIUM,
+  MISSING_CHROMIUM,
+  poll,
+  setupError,
+  shot,
+  smallTargets,
+  violations,
+  visible,
+  withDashboard,
+} from './harness.js';
+
+withDashboard();
+
+// biome-ignore lint/suspicious/noExplicitAny: answers of the API, read as fixtures
+async function api(method: string, p: string, body?: unknown, token?: string): Promise<any> {
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return res.json();
+}
+
+describe('dashboard: WebSocket', () => {
+  it('connects to a WS mock, talks, pushes, and edits a rule’s trigger', async () => {
+    if (!fs.existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
+    if (setupError) throw setupError;
+    if (!browser) throw new Error('Chromium did not start');
+    const { token } = await api('POST', '/api/auth/register', {
+      email: `w-${Date.now()}@example.com`,
+      password: 'correct horse battery',
+    });
+    const project = await api('POST', '/api/projects', { name: 'Chat' }, token);
+    const ep = await api(
+      'POST',
+      `/api/projects/${project.id}/endpoints`,
+      { method: 'WS', path: '/chat', channels: ['lobby'] },
+      token,
+    );
+    await api(
+      'POST',
+      `/api/projects/${project.id}/endpoints/${ep.id}/rules`,
+      { name: 'echo', response: { steps: [{ body: 'you said {{message.text}}' }] } },
+      token,
+    );
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const pageErrors: string[] = [];
+    page.on('pageerror', (err) => pageErrors.push(String(err)));
+    await page.goto(base);
+    await page.evaluate(`window.localStorage.setItem('mockyard.token', ${JSON.stringify(token)})`);
+    await page.goto(`${base}/projects/${project.id}/endpoints/${ep.id}`);
+
+    await page.getByRole('button', { name: 'Connect' }).click();
+    const talk = page.getByRole('list', { name: 'Conversation' });
+    await visible(talk.getByText(/connected to ws:/));
+    await page.getByLabel('Message', { exact: true }).fill('hi');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await visible(talk.getByText('you said hi'));
+    await page.getByLabel('Channel', { exact: true }).selectOption('lobby');
+    await page.getByLabel('Message to push').fill('breaking');
+    await page.getByRole('button', { name: 'Push' }).click();
+    await visible(talk.getByText('breaking'));
+    await visible(page.getByText('Delivered to 1 socket; 1 open.'));
+    await shot(page, 'websocket.png');
+
+    // a rule on connect, set in the editor
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    const form = page.getByRole('form', { name: 'New rule' });
+    await form.getByLabel('Rule name').fill('greet');
+    await form.getByLabel('Runs on').selectOption('connect');
+    await form.getByRole('group', { name: 'Step 1' }).getByLabel('Body', { exact: true }).fill('welcome');
+    await form.getByRole('button', { name: 'Create rule' }).click();
+    await poll(async () =>
+      (await api('GET', `/api/projects/${project.id}/endpoints/${ep.id}`, undefined, token)).rules.map(
+        (r: { on?: string }) => r.on ?? 'message',
+      ),
+    ).toContain('connect');
+    await page.getByRole('button', { name: 'Disconnect' }).click();
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await visible(talk.getByText('welcome'));
+
+    expect(pageErrors).toEqual([]);
+    expect(violations, violations.join('\n')).toEqual([]);
+    expect(smallTargets, smallTargets.join('\n')).toEqual([]);
+    await context.close();
+  }, 120_000);
+});
