@@ -17,6 +17,7 @@ import { importPool } from '../interop/openapi-import.js';
 import { FOREIGN_FORMATS, type ImportFormat } from '../interop/types.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 import { attachContract, contractRoutes } from './contract-routes.js';
+import { graphqlRoutes } from './graphql-routes.js';
 
 /** YAML media types accepted by the imports (JSON is parsed by the app's JSON parser). */
 export const YAML_TYPES = [
@@ -92,11 +93,14 @@ export function importRoutes(app: FastifyInstance, deps: ApiDeps): void {
     // The routes' bodyLimit (the import limit, 32 MiB by default) applies to these parsers.
     // It goes as bytes, moved (not copied) to the worker, which decodes it.
     scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser(['application/json', ...YAML_TYPES], { parseAs: 'buffer' }, (_req, body, done) =>
-      done(null, body),
+    scope.addContentTypeParser(
+      ['application/json', 'application/graphql', 'text/plain', ...YAML_TYPES],
+      { parseAs: 'buffer' },
+      (_req, body, done) => done(null, body),
     );
 
     contractRoutes(scope, deps, YAML_TYPES);
+    graphqlRoutes(scope, deps);
 
     const route = (url: string, format: ImportFormat | null, summary: string) =>
       scope.post<{

@@ -62,8 +62,9 @@ export function ruleRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
     { schema: { tags, summary: 'Create a rule (403 plan_limit_exceeded past the plan’s limit)', body: RuleBody } },
     async (req, reply) => {
       const me = caller(req);
-      await store.endpoints.require(me.id, req.params.projectId, req.params.endpointId);
-      const input = validateRule(req.body);
+      const ep = await store.endpoints.require(me.id, req.params.projectId, req.params.endpointId);
+      // a WebSocket or GraphQL step may leave its status out (docs/websocket.md, docs/graphql.md); an HTTP step says it
+      const input = validateRule(req.body, undefined, { statusOptional: ep.method === 'WS' || ep.graphql !== null });
       const rule = await store.rules.create(
         me.id,
         req.params.projectId,
@@ -95,7 +96,8 @@ export function ruleRoutes(app: FastifyInstance, { store, config }: ApiDeps): vo
     const me = caller(req);
     const { projectId, endpointId, ruleId } = req.params;
     const current = await store.rules.require(me.id, projectId, endpointId, ruleId);
-    const next = validateRule(req.body, current);
+    const ep = await store.endpoints.require(me.id, projectId, endpointId);
+    const next = validateRule(req.body, current, { statusOptional: ep.method === 'WS' || ep.graphql !== null });
     const responseChanged =
       req.body.response !== undefined && JSON.stringify(next.response) !== JSON.stringify(current.response);
     const saved = await store.rules.update(me.id, projectId, endpointId, ruleId, next, responseChanged);

@@ -83,6 +83,7 @@ export class Mockyard {
   readonly presets;
   readonly templates;
   readonly contract;
+  readonly sockets;
   private readonly t: Transport;
 
   constructor(readonly options: MockyardOptions) {
@@ -101,6 +102,7 @@ export class Mockyard {
     this.presets = r.presets;
     this.templates = r.templates;
     this.contract = r.contract;
+    this.sockets = r.sockets;
   }
 
   /** The same client with another token (e.g. after `auth.register`). */

@@ -172,6 +172,16 @@ export interface Templates {
     body: { template: string; request?: Record<string, unknown>; seed?: string },
   ): Promise<{ output: string }>;
 }
+export interface Sockets {
+  /** the project's open WebSockets on the server's process (docs/websocket.md) */
+  list(
+    projectId: string,
+  ): Promise<
+    { id: string; endpointId: string; path: string; session: string; channels: string[]; connectedAt: string }[]
+  >;
+  /** a message to the sockets on a channel (in a mock session), on every process */
+  push(projectId: string, channel: string, body: { body: string; session?: string }): Promise<{ delivered: number }>;
+}
 export interface Contract {
   /** attach or replace the project's OpenAPI contract (docs/contract.md) */
   put(
@@ -200,6 +210,8 @@ export interface Imports {
   mockoon(projectId: string, doc: unknown, query?: OnConflict): Promise<ImportReport>;
   postman(projectId: string, doc: unknown, query?: OnConflict): Promise<ImportReport>;
   har(projectId: string, doc: unknown, query?: OnConflict): Promise<ImportReport>;
+  /** a GraphQL schema (SDL or an introspection result) as an endpoint (docs/graphql.md) */
+  graphql(projectId: string, doc: unknown, query?: { path?: string }): Promise<ImportReport>;
 }
 
 export function resources(t: Transport) {
@@ -277,6 +289,7 @@ export function resources(t: Transport) {
     mockoon: r('POST', `${P}/import/mockoon`, true),
     postman: r('POST', `${P}/import/postman`, true),
     har: r('POST', `${P}/import/har`, true),
+    graphql: r('POST', `${P}/import/graphql`, true),
   };
   const presets: Presets = { create: r('POST', `${P}/presets`, true) };
   const templates: Templates = {
@@ -303,6 +316,10 @@ export function resources(t: Transport) {
     presets,
     templates,
     contract,
+    sockets: {
+      list: r('GET', `${P}/sockets`),
+      push: r('POST', `${P}/channels/{channel}/messages`, true),
+    } satisfies Sockets,
   };
 }
 

@@ -14,7 +14,16 @@ export const RULE_LIMITS: Record<Plan, number> = { free: 3, pro: 15, business: 2
 export const planFor = (rules: number): Plan => PLANS.find((p) => RULE_LIMITS[p] >= rules) ?? 'unlimited';
 
 /** What an import reports it read (docs/interop.md). */
-export const IMPORT_FORMATS = ['openapi', 'swagger', 'wiremock', 'mockoon', 'postman', 'har', 'mockyard'] as const;
+export const IMPORT_FORMATS = [
+  'openapi',
+  'swagger',
+  'wiremock',
+  'mockoon',
+  'postman',
+  'har',
+  'mockyard',
+  'graphql',
+] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** HTTP methods, and `WS`: an endpoint that answers a WebSocket upgrade (docs/websocket.md). */
@@ -32,6 +41,10 @@ export const CONDITION_TARGETS = [
   'endpoint',
   'project',
   'vars',
+  'graphql_operation',
+  'graphql_type',
+  'graphql_variable',
+  'graphql_field',
 ] as const;
 export type ConditionTarget = (typeof CONDITION_TARGETS)[number];
 /** Targets that read a named value and so need `key`. */
@@ -42,6 +55,8 @@ export const KEYED_TARGETS: readonly ConditionTarget[] = [
   'endpoint',
   'project',
   'vars',
+  'graphql_variable',
+  'graphql_field',
 ];
 
 /** What an endpoint bound to a collection does (docs/stateful-mocks.md). */

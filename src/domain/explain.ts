@@ -85,6 +85,10 @@ const TARGET_WORDS: Record<Condition['target'], string> = {
   endpoint: 'the endpoint’s stored variable',
   project: 'the project’s stored variable',
   vars: 'the variable',
+  graphql_operation: 'the GraphQL operation name',
+  graphql_type: 'the GraphQL operation type',
+  graphql_variable: 'the GraphQL variable',
+  graphql_field: 'the GraphQL top-level field',
 };
 
 const OPERATOR_WORDS: Record<Condition['operator'], string> = {

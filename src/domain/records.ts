@@ -20,6 +20,7 @@ import {
   STORAGE_SCOPES,
 } from './constants.js';
 import { ViolationRecord } from './contract.js';
+import { GraphqlSchemaField } from './graphql.js';
 import { StepSocketFields, TriggerSchema } from './sockets.js';
 import { StepStreamFields } from './streams.js';
 
@@ -82,6 +83,8 @@ export const EndpointRecord = Type.Object({
   data: Type.Union([DataBindingRecord, Type.Null()]),
   /** headers of the default answer (values are templates) */
   headers: StringMap,
+  /** a GraphQL endpoint's schema and bindings (docs/graphql.md); null: not GraphQL */
+  graphql: Type.Union([GraphqlSchemaField, Type.Null()]),
   /** WebSocket endpoints: channels its sockets join besides `default` (docs/websocket.md) */
   channels: Type.Array(Type.String()),
   /** contract validation modes of this endpoint; null: the project's (docs/contract.md) */
@@ -115,6 +118,10 @@ export const StepRecord = Type.Object({
   fault: Type.Optional(strEnum(FAULTS)),
   ...StepStreamFields,
   ...StepSocketFields,
+  /** GraphQL endpoints: merged over the generated answer */
+  graphql: Type.Optional(
+    Type.Object({ data: Type.Optional(Type.Unknown()), errors: Type.Optional(Type.Array(Type.Unknown())) }),
+  ),
 });
 
 export const ResponseRecord = Type.Object({ mode: strEnum(SEQUENCE_MODES), steps: Type.Array(StepRecord) });

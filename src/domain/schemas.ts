@@ -19,6 +19,7 @@ import {
   STORAGE_SCOPES,
 } from './constants.js';
 import { ValidationModesSchema } from './contract.js';
+import { GraphqlSchemaField } from './graphql.js';
 import { DataBindingRecord, ProjectRecord, strEnum, UserRecord } from './records.js';
 import { CHANNEL_NAME, StepSocketFields, TriggerSchema } from './sockets.js';
 import { StepStreamFields } from './streams.js';
@@ -134,6 +135,9 @@ const endpointFields = {
     maxProperties: LIMITS.headersPerStep,
     description: 'headers of the default answer (values are templates)',
   }),
+  graphql: Type.Union([GraphqlSchemaField, Type.Null()], {
+    description: 'a GraphQL endpoint: its schema (SDL) and bindings of fields to collections (docs/graphql.md)',
+  }),
   channels: Type.Array(Type.String({ pattern: CHANNEL_NAME.source }), {
     maxItems: 20,
     description: 'WebSocket endpoints: channels its sockets join besides default (docs/websocket.md)',
@@ -153,6 +157,7 @@ export const EndpointBody = Type.Object(
     headers: Type.Optional(endpointFields.headers),
     validation: Type.Optional(endpointFields.validation),
     channels: Type.Optional(endpointFields.channels),
+    graphql: Type.Optional(endpointFields.graphql),
     ...readOnly(['id', 'projectId', 'createdAt', 'updatedAt', 'rules']),
   },
   { additionalProperties: false },
@@ -168,6 +173,7 @@ export const EndpointPatch = Type.Object(
     headers: Type.Optional(endpointFields.headers),
     validation: Type.Optional(endpointFields.validation),
     channels: Type.Optional(endpointFields.channels),
+    graphql: Type.Optional(endpointFields.graphql),
     ...readOnly(['id', 'projectId', 'createdAt', 'updatedAt', 'rules']),
   },
   { additionalProperties: false },
@@ -201,6 +207,15 @@ export const StepSchema = Type.Object(
     fault: Type.Optional(strEnum(FAULTS, 'fail the connection this way instead of answering')),
     ...StepStreamFields,
     ...StepSocketFields,
+    graphql: Type.Optional(
+      Type.Object(
+        { data: Type.Optional(Type.Unknown()), errors: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 100 })) },
+        {
+          additionalProperties: false,
+          description: 'GraphQL endpoints: merged over the generated answer (docs/graphql.md)',
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -4,6 +4,7 @@
  */
 import { type ValidationModes, validationModes } from './contract.js';
 import { AppError, type ErrorDetail, validationError } from './errors.js';
+import { type GraphqlConfig, schemaProblem } from './graphql.js';
 import {
   ACTION_TIMEOUT,
   type Action,
@@ -150,6 +151,7 @@ export interface EndpointInput {
   headers: Record<string, string>;
   validation: ValidationModes | null;
   channels: string[];
+  graphql: GraphqlConfig | null;
 }
 
 /** Full endpoint fields from a create body, or from `current` patched by an update body. */
@@ -181,6 +183,11 @@ export function validateEndpoint(body: Json, current?: Endpoint): EndpointInput 
   checkHeaders(headers, '/headers', p);
   if (body.headers !== undefined) p.templates(headers, '/headers');
   if (typeof body.responseBody === 'string') p.templates(body.responseBody, '/responseBody');
+  const graphql = body.graphql !== undefined ? (body.graphql as GraphqlConfig | null) : (current?.graphql ?? null);
+  if (body.graphql) {
+    const why = schemaProblem(graphql?.schema ?? '');
+    if (why) p.add('/graphql/schema', `the schema is not valid GraphQL SDL: ${why}`);
+  }
   let validation = current?.validation ?? null;
   if (body.validation !== undefined) {
     try {
@@ -205,6 +212,7 @@ export function validateEndpoint(body: Json, current?: Endpoint): EndpointInput 
     headers,
     validation,
     channels: (body.channels as string[] | undefined) ?? current?.channels ?? [],
+    graphql,
   };
 }
 
@@ -223,6 +231,8 @@ function checkHeaders(headers: Record<string, string>, at: string, p: Problems):
 export interface RuleImportOptions {
   /** called with the pointer of each condition whose regex is too large; the rule is then inactive */
   onHeavyRegex?: (at: string, message: string) => void;
+  /** the rule is a WebSocket or GraphQL endpoint's: its steps need no statusCode (200 when absent) */
+  statusOptional?: boolean;
 }
 
 function condition(raw: Json, at: string, p: Problems, opts: RuleImportOptions = {}): Condition {
@@ -264,7 +274,7 @@ function step(raw: Json): Step {
     count: (raw.count as number | undefined) ?? 1,
   };
   if (raw.fault !== undefined) s.fault = raw.fault as Step['fault'];
-  for (const k of ['events', 'repeat', 'keepOpen', 'chunks', 'llm', 'messages', 'close'] as const)
+  for (const k of ['events', 'repeat', 'keepOpen', 'chunks', 'llm', 'messages', 'close', 'graphql'] as const)
     if (raw[k] !== undefined) (s as Record<string, unknown>)[k] = raw[k];
   return s;
 }
@@ -374,6 +384,17 @@ export function validateRule(body: Json, current?: RuleInput, opts: RuleImportOp
       const why = valueProblem(c);
       if (why) p.add(`/conditions/${i}/value`, why);
     }
+  }
+  if (opts.statusOptional !== true && body.response !== undefined && body.response !== null) {
+    const steps = (body.response as Json).steps;
+    if (Array.isArray(steps))
+      steps.forEach((s, i) => {
+        if (s !== null && typeof s === 'object' && (s as Json).statusCode === undefined)
+          p.add(
+            `/response/steps/${i}/statusCode`,
+            'statusCode is required (only the steps of a WebSocket or GraphQL endpoint go without)',
+          );
+      });
   }
   const resp = body.response !== undefined ? response(body.response as Json | null, p) : (current?.response ?? null);
   const actions =

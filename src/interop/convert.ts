@@ -153,5 +153,8 @@ export async function convertDocument(
     case 'har':
       if (!isHar(doc)) throw notA('HAR');
       return convertHar(doc as Json);
+    case 'graphql':
+      // a schema is imported by POST …/import/graphql (docs/graphql.md), not as a mock document
+      throw notA('mock document (send a GraphQL schema to /import/graphql)');
   }
 }

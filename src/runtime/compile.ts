@@ -9,6 +9,7 @@ import type { Trigger } from '../domain/sockets.js';
 import { type CompiledCollection, compileSeed, lazyBase, seedUsesFaker } from './compile-seed.js';
 import { type CompiledCondition, compileCondition } from './conditions.js';
 import { type CompiledContract, compileContract } from './contract/compile.js';
+import { type CompiledGraphql, compileGraphql } from './graphql/execute.js';
 import type { ProjectConfig } from './ports.js';
 import { type PreparedHead, prepareHead } from './prepared-head.js';
 import { answerHeaders, type OutHeaders, sendableHeaderValue } from './respond.js';
@@ -45,6 +46,8 @@ export interface CompiledStep {
   /** a WebSocket step's messages (its body alone when it has none) and its close (docs/websocket.md) */
   readonly messages: readonly { readonly body: Template; readonly delayMs: number }[] | null;
   readonly close: { readonly code: number; readonly reason: string } | null;
+  /** GraphQL endpoints: merged over the generated answer (docs/graphql.md) */
+  readonly graphql: { readonly data?: unknown; readonly errors?: unknown[] } | null;
   /** the whole answer, prebuilt, when nothing in it is templated */
   readonly fixed: {
     readonly body: string;
@@ -156,6 +159,8 @@ export interface CompiledEndpoint {
   readonly validation: ValidationModes | null;
   /** a WebSocket endpoint's channels besides `default` (docs/websocket.md) */
   readonly channels: readonly string[];
+  /** a GraphQL endpoint's schema and bindings (docs/graphql.md) */
+  readonly graphql: CompiledGraphql | null;
   /**
    * What evaluating the rules can wait for: `never` (no storage to load, no rule with an action or
    * a counter), `hits` (rules with counters but nothing to load and no actions: a hit counter is
@@ -231,6 +236,7 @@ function compileStep(s: Step, index: number, of: number, sources: string[], endp
         })
       : null,
     close: s.close ? { code: s.close.code, reason: s.close.reason ?? '' } : null,
+    graphql: s.graphql ?? null,
   };
 }
 
@@ -309,6 +315,9 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     const safeType = sendableHeaderValue(e.contentType) ? e.contentType : 'application/octet-stream';
     const rules = own ? own.map((r) => compileRule(r, sources, safeType)) : NO_RULES;
     const defaultBody = compileTemplate(e.responseBody);
+    // a GraphQL endpoint answers from its schema: never the fixed default (docs/graphql.md)
+    const gql = e.graphql ? compileGraphql(e.graphql) : null;
+    if (gql) anyFaker = true;
     let contentType = contentTypes.get(e.contentType);
     if (contentType === undefined) {
       // a value saved before it was validated at save (SECURITY.md) must not fail every answer
@@ -320,7 +329,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     const headers = ownHeaders.length === 0 ? NO_HEADERS : ownHeaders.map(([k, v]) => [k, compileTemplate(v)] as const);
     const headersTemplated = headers.some(([, t]) => t.constant === undefined);
     // a templated header makes the answer a rendered one, body included
-    const fixedBody = headersTemplated ? null : (defaultBody.constant ?? null);
+    const fixedBody = headersTemplated || gql ? null : (defaultBody.constant ?? null);
     anyFaker ||= sources.some(usesFaker);
     const conditionTargets = new Set(own?.flatMap((r) => r.conditions.map((c) => c.target)));
     const readsStorage = conditionTargets.has('endpoint') || sources.some(referencesStorage);
@@ -331,7 +340,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     const counts = counted.length === 0 ? NO_COUNTS : [...new Set(counted)];
     const lists = listed.length === 0 ? NO_COUNTS : [...new Set(listed)];
     const params = [...e.path.matchAll(/(?:^|\/):([^/]+)/g)].map((m) => m[1]);
-    router.add(e.method, e.path, {
+    const compiled: CompiledEndpoint = {
       id: e.id,
       statusCode: e.statusCode,
       contentType,
@@ -356,6 +365,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       lists,
       validation: e.validation ?? null,
       channels: e.channels ?? [],
+      graphql: gql,
       waits:
         readsStorage ||
         readsProjectStorage ||
@@ -366,7 +376,11 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
           : rules.some((r) => r.counted)
             ? 'hits'
             : 'never',
-    });
+    };
+    router.add(e.method, e.path, compiled);
+    // a GraphQL endpoint answers GET ?query= at its path too, unless a GET endpoint is there
+    if (gql && e.method === 'POST' && !cfg.endpoints.some((o) => o.method === 'GET' && o.path === e.path))
+      router.add('GET', e.path, compiled);
   }
   return {
     id: cfg.project.id,

@@ -9,7 +9,7 @@ import {
   REQUEST_REGEX_MS,
   validateCondition,
 } from './conditions.js';
-import type { EvalContext, RequestView } from './types.js';
+import type { EvalContext, GraphqlRequestView, RequestView } from './types.js';
 
 function record(entries: Record<string, string> = {}): Record<string, string> {
   return Object.assign(Object.create(null), entries);
@@ -64,7 +64,7 @@ const test1 = (c: Condition, ctx: EvalContext) => compileCondition(c).test(ctx);
 
 /** How to make a request whose target reads `value` (undefined: absent, where the target can be absent). */
 const TARGETS: Record<
-  Exclude<ConditionTarget, 'random'>,
+  Exclude<ConditionTarget, 'random' | 'graphql_field'>,
   { key?: string; ctx(value: string | undefined): EvalContext }
 > = {
   method: { ctx: (v) => makeCtx({ method: v }) },
@@ -89,7 +89,30 @@ const TARGETS: Record<
     key: 'tier',
     ctx: (v) => makeCtx({}, 0.5, { vars: v === undefined ? { other: 'gold' } : { tier: v } }),
   },
+  // GraphQL endpoints (docs/graphql.md): the operation's name and type, and its variables
+  graphql_operation: { ctx: (v) => gqlCtx({ operationName: v }) },
+  graphql_type: { ctx: (v) => gqlCtx({ type: v as 'query' | undefined }) },
+  graphql_variable: {
+    key: 'filter.tier',
+    ctx: (v) => gqlCtx({ variables: v === undefined ? { filter: { other: 'x' } } : { filter: { tier: v } } }),
+  },
 };
+
+function gqlCtx(g: Partial<GraphqlRequestView>): EvalContext {
+  const view: GraphqlRequestView = { operationName: undefined, type: undefined, variables: {}, fields: [], ...g };
+  return { ...makeCtx(), graphql: () => view };
+}
+
+describe('graphql_field', () => {
+  it('exists when the operation selects the field at the top level', () => {
+    const c = (operator: Operator) => compileCondition({ target: 'graphql_field', key: 'users', operator });
+    const ctx = gqlCtx({ fields: ['users', 'me'] });
+    expect(c('exists').test(ctx)).toBe(true);
+    expect(c('not_exists').test(ctx)).toBe(false);
+    expect(c('exists').test(gqlCtx({ fields: ['me'] }))).toBe(false);
+    expect(c('exists').test(makeCtx())).toBe(false);
+  });
+});
 
 /** [operator, condition value, actual value, expected] for a present value. */
 const PRESENT: [Operator, string | undefined, string, boolean][] = [

@@ -70,6 +70,22 @@ function reader(c: Condition): Reader {
       if (key === undefined) return readAbsent;
       return (ctx) => ctx.projectStorage.get(key);
     }
+    case 'graphql_operation':
+      return (ctx) => ctx.graphql?.()?.operationName;
+    case 'graphql_type':
+      return (ctx) => ctx.graphql?.()?.type;
+    case 'graphql_variable': {
+      const path = compileJsonPath(c.key ?? '');
+      return (ctx) => {
+        const g = ctx.graphql?.();
+        return g ? renderJsonValue(readJsonPath(g.variables, path)) : undefined;
+      };
+    }
+    case 'graphql_field': {
+      const key = c.key;
+      if (key === undefined) return readAbsent;
+      return (ctx) => (ctx.graphql?.()?.fields.includes(key) ? key : undefined);
+    }
     case 'vars': {
       const key = c.key;
       if (key === undefined) return readAbsent;

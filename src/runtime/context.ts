@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { RENDER_LIMIT } from './template.js';
-import type { EvalContext, RequestView, VarValue } from './types.js';
+import type { EvalContext, GraphqlRequestView, RequestView, VarValue } from './types.js';
 
 const EMPTY: Record<string, string> = Object.freeze(Object.create(null));
 /** The storage a request sees when its endpoint's storage was not loaded (nothing reads it). */
@@ -190,6 +190,8 @@ export class MockContext implements EvalContext {
   collectionItems: Map<string, readonly unknown[]> | undefined = undefined;
   /** the project's config variables */
   config: ReadonlyMap<string, string> | undefined = undefined;
+  /** a GraphQL endpoint's request (runtime/graphql/request.ts) */
+  graphql: (() => GraphqlRequestView | null) | undefined = undefined;
   /** the WebSocket message being answered (runtime/ws/handler.ts) */
   message: { readonly text: string; json(): unknown } | undefined = undefined;
   readonly rng: () => number;

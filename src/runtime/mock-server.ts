@@ -8,6 +8,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { checkRequest } from './contract/gate.js';
+import { writeGraphql } from './graphql/answer.js';
+import { graphqlView } from './graphql/view.js';
 
 export { MAX_BODY_BYTES } from './mock-body.js';
 
@@ -228,7 +230,9 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     const ctx = new MockContext(view, seed, Math.random, renderLimit);
     ctx.config = project.config;
     ctx.iterationLimit = deps.iterationLimit;
+    if (ep.graphql) ctx.graphql = graphqlView(view, ctx);
     if (
+      !ep.graphql &&
       ep.rules.length === 0 &&
       !ep.readsStorage &&
       !ep.readsProjectStorage &&
@@ -299,6 +303,15 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       if (!(done instanceof Promise)) return writeCollection(x, done);
       return done.then(
         (a) => writeCollection(x, a),
+        (err) => evaluationFailed(x, err),
+      );
+    }
+    if (ep.graphql && x.project && (out.kind === 'default' || (out.kind === 'step' && out.step.graphql))) {
+      // a GraphQL endpoint: data from its schema (and bound collections), a step's graphql merged over it
+      if (out.kind === 'step') x.ruleId = out.ruleId;
+      const step = out.kind === 'step' ? out.step : null;
+      return writeGraphql(x.res, ep.graphql, x.project, ctx, x.session, deps.hot, step, x).then(
+        (st) => finish(x, st),
         (err) => evaluationFailed(x, err),
       );
     }

@@ -38,6 +38,15 @@ export interface RequestView {
  * What one request's evaluation sees. Randomness, clock and ids are injected so tests (and
  * X-Mockyard-Seed) can make them deterministic.
  */
+/** What conditions read of a GraphQL request (runtime/graphql/request.ts). */
+export interface GraphqlRequestView {
+  operationName: string | undefined;
+  type: 'query' | 'mutation' | 'subscription' | undefined;
+  variables: Record<string, unknown>;
+  /** the top-level fields of the operation, by name (aliases resolved) */
+  fields: readonly string[];
+}
+
 export interface EvalContext {
   readonly req: RequestView;
   /** request-scoped variables (set_variable, http_request saveAs) */
@@ -52,6 +61,8 @@ export interface EvalContext {
   readonly collectionItems?: Map<string, readonly unknown[]>;
   /** the project's config variables (`{{config.NAME}}`) */
   readonly config?: ReadonlyMap<string, string>;
+  /** a GraphQL endpoint's request, parsed when first read (docs/graphql.md); absent elsewhere */
+  readonly graphql?: () => GraphqlRequestView | null;
   /** the WebSocket message being answered (`{{message.text}}`, `{{message.json.a}}`) */
   readonly message?: { readonly text: string; json(): unknown };
   /** uniform in [0, 1) */

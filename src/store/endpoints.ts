@@ -58,6 +58,7 @@ export class Endpoints {
       headers: Object.keys(e.headers).length > 0 ? JSON.stringify(e.headers) : null,
       validation: e.validation ? JSON.stringify(e.validation) : null,
       channels: e.channels.length > 0 ? JSON.stringify(e.channels) : null,
+      graphql: e.graphql ? JSON.stringify(e.graphql) : null,
       created_at: at,
       updated_at: at,
     };
@@ -115,6 +116,7 @@ export class Endpoints {
             headers: Object.keys(next.headers).length > 0 ? JSON.stringify(next.headers) : null,
             validation: next.validation ? JSON.stringify(next.validation) : null,
             channels: next.channels.length > 0 ? JSON.stringify(next.channels) : null,
+            graphql: next.graphql ? JSON.stringify(next.graphql) : null,
             updated_at: nowIso(),
           })
           .where('id', '=', endpointId)

@@ -37,6 +37,7 @@ export const toEndpoint = (r: Row<'endpoints'>): Endpoint => ({
   headers: r.headers ? JSON.parse(r.headers) : {},
   validation: r.validation ? (JSON.parse(r.validation) as ValidationModes) : null,
   channels: r.channels ? (JSON.parse(r.channels) as string[]) : [],
+  graphql: r.graphql ? JSON.parse(r.graphql) : null,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });

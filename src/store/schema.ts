@@ -53,6 +53,8 @@ export interface EndpointsTable {
   headers: string | null;
   /** contract validation modes as JSON (null: the project's) */
   validation: ColumnType<string | null, string | null | undefined, string | null>;
+  /** a GraphQL endpoint's schema and bindings as JSON (null: not GraphQL) */
+  graphql: ColumnType<string | null, string | null | undefined, string | null>;
   /** a WebSocket endpoint's channels as JSON (null: none) */
   channels: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;

@@ -28,6 +28,7 @@ const ep = (method: NewEndpoint['method'], path: string, extra: Partial<NewEndpo
   ...extra,
   validation: extra.validation ?? null,
   channels: extra.channels ?? [],
+  graphql: extra.graphql ?? null,
 });
 
 const rule = (name: string, extra: Partial<RuleFields> = {}): RuleFields => ({

@@ -43,7 +43,7 @@ describe('dashboard: templates', () => {
       password: 'correct horse battery',
     });
     const project = await api('POST', '/api/projects', { name: 'Templates' }, token);
-    const endpoint = await api(
+    const _endpoint = await api(
       'POST',
       `/api/projects/${project.id}/endpoints`,
       { method: 'GET', path: '/hello/:name' },

@@ -128,6 +128,14 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
     },
     // headers of an endpoint's default answer (docs/api.md "Endpoints")
     // config variables and contract validation modes of a project (docs/templates.md)
+    // a GraphQL endpoint's schema and bindings (docs/graphql.md)
+    '0013_graphql': {
+      up: async (db) => {
+        const table = (await db.introspection.getTables()).find((t) => t.name === 'endpoints');
+        if (!table?.columns.some((c) => c.name === 'graphql'))
+          await run(db, ['ALTER TABLE endpoints ADD COLUMN graphql TEXT']);
+      },
+    },
     // the trigger of a WebSocket endpoint's rule (docs/websocket.md)
     '0012_rule_trigger': {
       up: async (db) => {

@@ -28,6 +28,7 @@ const FORMAT_NAMES: Record<ImportReport['format'], string> = {
   postman: 'Postman',
   har: 'HAR',
   mockyard: 'Mockyard export',
+  graphql: 'GraphQL schema',
 };
 
 const EXAMPLE = `openapi: 3.0.3

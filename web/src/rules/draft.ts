@@ -358,6 +358,10 @@ export const TARGET_LABELS: Record<ConditionTarget, string> = {
   endpoint: 'Endpoint storage',
   project: 'Project storage',
   vars: 'Variable (this request)',
+  graphql_operation: 'GraphQL operation name',
+  graphql_type: 'GraphQL operation type',
+  graphql_variable: 'GraphQL variable (dot path)',
+  graphql_field: 'GraphQL top-level field',
 };
 
 export const OPERATOR_LABELS: Record<Operator, string> = {
