@@ -93,14 +93,18 @@ export function importRoutes(app: FastifyInstance, deps: ApiDeps): void {
     // The routes' bodyLimit (the import limit, 32 MiB by default) applies to these parsers.
     // It goes as bytes, moved (not copied) to the worker, which decodes it.
     scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser(
-      ['application/json', 'application/graphql', 'text/plain', ...YAML_TYPES],
-      { parseAs: 'buffer' },
-      (_req, body, done) => done(null, body),
+    scope.addContentTypeParser(['application/json', ...YAML_TYPES], { parseAs: 'buffer' }, (_req, body, done) =>
+      done(null, body),
     );
 
     contractRoutes(scope, deps, YAML_TYPES);
-    graphqlRoutes(scope, deps);
+    // a GraphQL schema comes as SDL text too: those media types on its route only
+    scope.register(async (inner) => {
+      inner.addContentTypeParser(['application/graphql', 'text/plain'], { parseAs: 'buffer' }, (_req, body, done) =>
+        done(null, body),
+      );
+      graphqlRoutes(inner, deps);
+    });
 
     const route = (url: string, format: ImportFormat | null, summary: string) =>
       scope.post<{

@@ -34,7 +34,7 @@ const ruleFields = (r: RuleInput | RuleRecord): RuleInput => ({
 
 const endpointFields = (
   e: Pick<Endpoint, 'statusCode' | 'responseBody' | 'contentType' | 'data' | 'headers'> &
-    Partial<Pick<Endpoint, 'channels' | 'validation'>>,
+    Partial<Pick<Endpoint, 'channels' | 'validation' | 'graphql'>>,
 ) => ({
   statusCode: e.statusCode,
   responseBody: e.responseBody,
@@ -43,6 +43,7 @@ const endpointFields = (
   headers: e.headers ?? {},
   channels: e.channels ?? [],
   validation: e.validation ?? null,
+  graphql: e.graphql ?? null,
 });
 
 export async function syncProject(

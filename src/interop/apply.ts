@@ -67,6 +67,7 @@ export function check(
         ...(d.data ? { data: d.data } : {}),
         ...(d.headers ? { headers: d.headers } : {}),
         ...(d.channels ? { channels: d.channels } : {}),
+        ...(d.graphql ? { graphql: d.graphql } : {}),
         ...(d.validation ? { validation: d.validation } : {}),
       });
     } catch (e) {

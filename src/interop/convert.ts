@@ -91,6 +91,7 @@ function exportToDrafts(doc: Static<typeof ExportDocumentSchema>): Converted {
       ...(fields.data ? { data: fields.data } : {}),
       ...(fields.headers ? { headers: fields.headers } : {}),
       ...(fields.channels ? { channels: fields.channels } : {}),
+      ...(fields.graphql ? { graphql: fields.graphql } : {}),
       ...(fields.validation ? { validation: { ...DEFAULT_MODES, ...fields.validation } } : {}),
       rules: rules.map((r, j) => ({
         ...(r.on ? { on: r.on } : {}),

@@ -15,6 +15,7 @@ import { checkSeed } from '../domain/collections.js';
 import { planFor, RULE_LIMITS } from '../domain/constants.js';
 import type { ValidationModes } from '../domain/contract.js';
 import { AppError, type ErrorDetail, validationError } from '../domain/errors.js';
+import type { GraphqlConfig } from '../domain/graphql.js';
 import {
   type Action,
   COLLECTION_NAME,
@@ -110,6 +111,7 @@ export interface ExportedEndpoint {
   headers?: Record<string, string>;
   channels?: string[];
   validation?: ValidationModes | null;
+  graphql?: GraphqlConfig;
   rules: ExportedRule[];
 }
 
@@ -159,6 +161,7 @@ export async function exportProject(
       ...(e.data ? { data: e.data } : {}),
       ...(Object.keys(e.headers).length > 0 ? { headers: e.headers } : {}),
       ...(e.channels.length > 0 ? { channels: e.channels } : {}),
+      ...(e.graphql ? { graphql: e.graphql } : {}),
       ...(e.validation ? { validation: e.validation } : {}),
       rules: rules.map((r) => ({
         name: r.name,

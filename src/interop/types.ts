@@ -6,6 +6,7 @@
 
 import type { ImportFormat } from '../domain/constants.js';
 import type { ValidationModes } from '../domain/contract.js';
+import type { GraphqlConfig } from '../domain/graphql.js';
 import type { DataBinding, HttpMethod, ImportWarning, Skipped, Step } from '../domain/model.js';
 import type { RuleInput } from '../domain/validate.js';
 
@@ -32,6 +33,8 @@ export interface DraftEndpoint {
   headers?: Record<string, string>;
   /** a WebSocket endpoint's channels (docs/websocket.md) */
   channels?: string[];
+  /** a GraphQL endpoint's schema and bindings (docs/graphql.md) */
+  graphql?: GraphqlConfig | null;
   /** the endpoint's contract validation (docs/contract.md) */
   validation?: ValidationModes | null;
   rules: DraftRule[];

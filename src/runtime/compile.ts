@@ -6,6 +6,7 @@
 import { DEFAULT_MODES, type ValidationModes } from '../domain/contract.js';
 import type { CollectionOperation, RuleRecord, RuleTrace, Step, StorageScope } from '../domain/model.js';
 import type { Trigger } from '../domain/sockets.js';
+import { compileActions } from './compile-actions.js';
 import { type CompiledCollection, compileSeed, lazyBase, seedUsesFaker } from './compile-seed.js';
 import { type CompiledCondition, compileCondition } from './conditions.js';
 import { type CompiledContract, compileContract } from './contract/compile.js';
@@ -241,32 +242,7 @@ function compileStep(s: Step, index: number, of: number, sources: string[], endp
 }
 
 function compileRule(r: RuleRecord, sources: string[], endpointContentType: string): CompiledRule {
-  const actions: CompiledAction[] = r.actions.map((a) => {
-    const stop = a.onError === 'stop';
-    if (a.type === 'http_request') {
-      sources.push(a.url, a.body, ...Object.values(a.headers));
-      return {
-        type: a.type,
-        url: compileTemplate(a.url),
-        method: a.method,
-        headers: Object.entries(a.headers).map(([k, v]) => [k, compileTemplate(v)] as const),
-        body: compileTemplate(a.body),
-        applyResponse: a.applyResponse,
-        timeoutMs: a.timeoutMs,
-        saveAs: a.saveAs ?? null,
-        stop,
-      };
-    }
-    if (a.type === 'delete_variable') return { type: a.type, name: a.name, scope: a.scope ?? 'endpoint', stop };
-    if (a.type === 'broadcast') {
-      sources.push(a.body);
-      return { type: a.type, channel: a.channel, body: compileTemplate(a.body), stop };
-    }
-    sources.push(a.value);
-    return a.type === 'set_variable'
-      ? { type: a.type, name: a.name, value: compileTemplate(a.value), stop }
-      : { type: a.type, name: a.name, value: compileTemplate(a.value), scope: a.scope ?? 'endpoint', stop };
-  });
+  const actions = compileActions(r.actions, sources);
   const steps = r.response
     ? r.response.steps.map((s, i, all) => compileStep(s, i, all.length, sources, endpointContentType))
     : null;
