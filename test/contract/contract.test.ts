@@ -241,6 +241,94 @@ describe.each(DIALECTS)('contract validation (%s)', (dialect) => {
     expect(byPath['GET /pets/:petId'].problems).toEqual([]);
   });
 
+  it('reads Swagger 2.0 and OpenAPI 3.1 flavours of JSON Schema', async () => {
+    const c = s.client;
+    const u = await c.user();
+    const swagger = await c.project(u.token);
+    const r = await c.api(
+      'PUT',
+      `/api/projects/${swagger.id}/contract`,
+      {
+        swagger: '2.0',
+        info: { title: 's', version: '1' },
+        basePath: '/api',
+        securityDefinitions: { key: { type: 'apiKey', in: 'query', name: 'api_key' } },
+        paths: {
+          '/items': {
+            post: {
+              security: [{ key: [] }],
+              consumes: ['application/json'],
+              parameters: [
+                { name: 'page', in: 'query', type: 'integer', minimum: 1 },
+                {
+                  name: 'body',
+                  in: 'body',
+                  required: true,
+                  schema: {
+                    type: 'object',
+                    required: ['sku'],
+                    properties: { sku: { type: 'string', pattern: '^[A-Z]+$' } },
+                  },
+                },
+              ],
+              responses: { 201: { description: 'made' } },
+            },
+          },
+        },
+      },
+      u.token,
+    );
+    expect(r.json).toMatchObject({ format: 'swagger-2.0', operations: 1 });
+    await c.api('PATCH', `/api/projects/${swagger.id}`, { validation: { requests: 'enforce' } }, u.token);
+    await c.endpoint(u.token, swagger.id, { method: 'POST', path: '/api/items', statusCode: 201 });
+    const post = (q: string, body: unknown) =>
+      c.mock(swagger.id, 'POST', '/api/items', {
+        query: q,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await post('api_key=k&page=2', { sku: 'ABC' })).status).toBe(201);
+    const bad = await post('page=0', { sku: 'abc' });
+    expect(bad.json.violations.map((v: { in: string }) => v.in).sort()).toEqual(['body', 'query', 'security']);
+
+    const v31 = await c.project(u.token);
+    const r31 = await c.api(
+      'PUT',
+      `/api/projects/${v31.id}/contract`,
+      {
+        openapi: '3.1.0',
+        info: { title: 't', version: '1' },
+        paths: {
+          '/t': {
+            post: {
+              requestBody: {
+                required: true,
+                content: {
+                  'application/json': {
+                    schema: {
+                      type: 'object',
+                      properties: { tag: { type: ['string', 'null'] }, n: { type: 'number', exclusiveMinimum: 0 } },
+                    },
+                  },
+                },
+              },
+              responses: { 200: { description: 'ok' } },
+            },
+          },
+        },
+      },
+      u.token,
+    );
+    expect(r31.json).toMatchObject({ format: 'openapi-3.1', operations: 1 });
+    await c.api('PATCH', `/api/projects/${v31.id}`, { validation: { requests: 'enforce' } }, u.token);
+    await c.endpoint(u.token, v31.id, { method: 'POST', path: '/t' });
+    const t = (body: unknown) =>
+      c.mock(v31.id, 'POST', '/t', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await t({ tag: null, n: 1 })).status).toBe(200);
+    const t31 = await t({ tag: 5, n: 0 });
+    expect(t31.json.violations.map((v: { pointer: string }) => v.pointer).sort()).toEqual(['/n', '/tag']);
+  });
+
   it('an OpenAPI import attaches its document unless ?contract=false', async () => {
     const c = s.client;
     const u = await c.user();
