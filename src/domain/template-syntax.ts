@@ -7,8 +7,9 @@
  * literals.
  *
  * Scanning: a `}}` closes the nearest `{{` before it, so an unclosed `{{` and a stray `}}` are text.
- * A parse error is an unclosed block, a close without its open, an `{{else}}` outside a block, or an
- * expression that does not tokenize; it carries a 1-based line and column.
+ * A parse error is an unclosed block, a close without its open, an `{{else}}` outside a block, or a
+ * block whose head does not read; it carries a 1-based line and column. An expression that does not
+ * read (`{{ a + b }}`, an unterminated string) is no error: it renders ''.
  */
 import type { ErrorDetail } from './errors.js';
 import { type Expr, parseExpr } from './template-expr.js';
@@ -269,9 +270,8 @@ function build(src: string, lenient: boolean): TemplateNode[] {
         break;
       case 'out': {
         if (p.body === '') break;
+        // an expression that does not read renders '' (code-looking input is data, never an error)
         const e = parseExpr(p.body);
-        if (e === null && !lenient)
-          throw new SyntaxProblem(p.at, `cannot read the expression \`${p.body.slice(0, 60)}\``);
         current().push({ k: 'out', e: e ?? NOTHING });
         break;
       }

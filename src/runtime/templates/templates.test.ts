@@ -196,7 +196,10 @@ describe('caps and names', () => {
     });
     expect(templateProblem('{{#if a}}{{/each}}')).toMatchObject({ message: expect.stringContaining('closes') });
     expect(templateProblem('{{else}}')).not.toBeNull();
-    expect(templateProblem('{{ "unterminated }}')).not.toBeNull();
+    // code-looking or broken expressions are data: they save, and render ""
+    expect(templateProblem('{{ "unterminated }}')).toBeNull();
+    expect(templateProblem('{{ constructor.constructor("return 1")() }}')).toBeNull();
+    expect(render('[{{ "unterminated }}][{{ a + b }}]')).toBe('[][]');
     expect(templateProblem('{{nope.helper}} {{unknownHelper 1 2}}')).toBeNull();
     expect(render('{{unknownHelper 1 2}}')).toBe('');
   });
