@@ -130,6 +130,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
   }
   const ws = createWsHandler({
     engine,
+    hot: store.hot,
     requestLog,
     log,
     hub: sockets,
@@ -151,6 +152,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
     iterationLimit: config.caps.templateIterations,
     hot: store.hot,
     recorder,
+    hub: sockets,
   });
   const mockHost = config.mockDomain ? mockHostMatcher(config.mockDomain) : null;
   const root = opts.root ? await opts.root(store) : null;

@@ -7,9 +7,11 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { writeCollectionAnswer } from './collection-write.js';
 import { checkRequest } from './contract/gate.js';
-import { writeGraphql } from './graphql/answer.js';
+import { answerGraphqlRequest } from './graphql/answer.js';
 import { graphqlView } from './graphql/view.js';
+import { SocketHub } from './ws/hub.js';
 
 export { MAX_BODY_BYTES } from './mock-body.js';
 
@@ -30,7 +32,6 @@ import {
   CSP,
   jsonError,
   MOCK_CSP,
-  type OutHeaders,
   renderTooLarge,
   sendError,
   writeAnswer,
@@ -58,6 +59,8 @@ export interface MockServerDeps {
   renderLimit?: number;
   /** loop iterations one template render may run */
   iterationLimit?: number;
+  /** WebSockets and GraphQL subscriptions (docs/websocket.md, docs/graphql.md) */
+  hub?: SocketHub;
   /** the store's hot state (collections answer through it) */
   hot: HotState;
   /** writes the answers of projects in record mode */
@@ -310,7 +313,14 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
       // a GraphQL endpoint: data from its schema (and bound collections), a step's graphql merged over it
       if (out.kind === 'step') x.ruleId = out.ruleId;
       const step = out.kind === 'step' ? out.step : null;
-      return writeGraphql(x.res, ep.graphql, x.project, ctx, x.session, deps.hot, step, x).then(
+      const scope = {
+        project: x.project,
+        gql: ep.graphql,
+        session: x.session,
+        hot: deps.hot,
+        hub: deps.hub ?? new SocketHub(),
+      };
+      return answerGraphqlRequest(x, scope, ctx, step).then(
         (st) => finish(x, st),
         (err) => evaluationFailed(x, err),
       );
@@ -342,17 +352,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
   }
 
   function writeCollection(x: Exchange, a: CollectionAnswer): void {
-    const headers: OutHeaders = {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(a.body),
-      [CORS]: '*',
-      [CSP]: MOCK_CSP,
-    };
-    if (a.total !== undefined) {
-      headers['x-total-count'] = a.total;
-      headers['access-control-expose-headers'] = 'X-Total-Count';
-    }
-    finish(x, writeAnswer(x.res, a.status, headers, a.status === 204 ? '' : a.body, x));
+    finish(x, writeCollectionAnswer(x, a, deps.hub));
   }
 
   /** A template rendered past its cap: `500 render_too_large`, and the log entry says why. */

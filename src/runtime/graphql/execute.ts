@@ -38,7 +38,7 @@ export interface GraphqlRequest {
   operationName: string | undefined;
 }
 
-type Parsed =
+export type Parsed =
   | { ok: true; req: GraphqlRequest; doc: DocumentNode }
   | { ok: false; message: string; locations?: unknown };
 
@@ -73,6 +73,11 @@ export function readRequest(view: RequestView, json: () => { ok: true; value: un
       operationName: typeof b.operationName === 'string' && b.operationName !== '' ? b.operationName : undefined,
     };
   }
+  return parseOperation(req);
+}
+
+/** A request's query parsed (no check against the schema yet). */
+export function parseOperation(req: GraphqlRequest): Parsed {
   if (req.query.trim() === '') return { ok: false, message: 'the request has no query' };
   try {
     return { ok: true, req, doc: graphqlLib().parse(req.query) };
@@ -99,10 +104,14 @@ export function requestView(p: Parsed): GraphqlRequestView | null {
 /** A collection operation of the request's session, for bindings. */
 export type RunCollection = (collection: string, cmd: CollectionCommand) => Promise<CollectionResult>;
 
+/** Publishes a bound collection's write to the subscriptions of the session (subscriptions.ts). */
+export type Publish = (collection: string, operation: string, item: unknown) => void;
+
 interface Context {
   ctx: EvalContext;
   run: RunCollection;
   bindings: ReadonlyMap<string, GraphqlBinding>;
+  publish?: Publish;
 }
 
 const STRINGS: [RegExp, string][] = [
@@ -190,6 +199,7 @@ async function bound(
       const before = await c.run(b.collection, { op: 'get', id });
       res = await c.run(b.collection, { op: 'delete', id });
       if (res.kind === 'deleted') {
+        c.publish?.(b.collection, 'delete', before.kind === 'item' ? before.item : { id });
         if (g.isScalarType(g.getNullableType(type))) return true;
         return before.kind === 'item' ? before.item : null;
       }
@@ -197,7 +207,10 @@ async function bound(
     }
   }
   if (res.kind === 'items') return res.raw.map(item);
-  if (res.kind === 'item') return res.item;
+  if (res.kind === 'item') {
+    if (b.operation !== 'get') c.publish?.(b.collection, b.operation, res.item);
+    return res.item;
+  }
   if (res.kind === 'missing') return g.isScalarType(g.getNullableType(type)) ? false : null;
   throw new Error(
     res.kind === 'too_large' ? res.message : `the ${b.operation} of ${b.collection} failed (${res.kind})`,
@@ -205,7 +218,9 @@ async function bound(
 }
 
 const fieldResolver: GraphQLFieldResolver<unknown, Context> = (source, args, c, info) => {
-  const binding = c.bindings.get(`${info.parentType.name}.${info.fieldName}`);
+  // a subscription's bindings say where its events come from (subscriptions.ts), not what to run
+  const binding =
+    info.parentType.name === 'Subscription' ? undefined : c.bindings.get(`${info.parentType.name}.${info.fieldName}`);
   if (binding) return bound(binding, args, info.returnType, c);
   if (isObject(source) && Object.hasOwn(source, info.fieldName)) return source[info.fieldName];
   return mock(info.returnType, info.fieldName, c);
@@ -224,12 +239,39 @@ export interface GraphqlAnswer {
   result: { data?: unknown; errors?: unknown[] };
 }
 
+/** Runs an operation (data generated and bound; `rootValue`: a subscription event's field values). */
+export async function execution(
+  gql: CompiledGraphql,
+  doc: DocumentNode,
+  req: GraphqlRequest,
+  ctx: EvalContext,
+  run: RunCollection,
+  rootValue?: Record<string, unknown>,
+  publish?: Publish,
+): Promise<GraphqlAnswer['result']> {
+  const result = await graphqlLib().execute({
+    schema: gql.schema,
+    document: doc,
+    rootValue,
+    variableValues: req.variables,
+    operationName: req.operationName,
+    contextValue: { ctx, run, bindings: gql.bindings, publish } satisfies Context,
+    fieldResolver,
+    typeResolver,
+  });
+  const out: GraphqlAnswer['result'] = {};
+  if (result.errors) out.errors = result.errors.map((e) => e.toJSON());
+  if (result.data !== undefined) out.data = result.data;
+  return out;
+}
+
 /** Answers a GraphQL request: a parse or validation error, or generated and bound data. */
 export async function answerGraphql(
   gql: CompiledGraphql,
   view: RequestView,
   ctx: EvalContext,
   run: RunCollection,
+  publish?: Publish,
 ): Promise<GraphqlAnswer> {
   const g = graphqlLib();
   const accept = view.header('accept') ?? '';
@@ -245,19 +287,11 @@ export async function answerGraphql(
   const op = requestView(parsed);
   if (view.method === 'GET' && op?.type !== 'query')
     return bad([{ message: 'GET takes queries only; send mutations with POST' }]);
-  const result = await g.execute({
-    schema: gql.schema,
-    document: parsed.doc,
-    variableValues: parsed.req.variables,
-    operationName: parsed.req.operationName,
-    contextValue: { ctx, run, bindings: gql.bindings } satisfies Context,
-    fieldResolver,
-    typeResolver,
-  });
-  const out: GraphqlAnswer['result'] = {};
-  if (result.errors) out.errors = result.errors.map((e) => e.toJSON());
-  if (result.data !== undefined) out.data = result.data;
-  return { status: 200, contentType, result: out };
+  return {
+    status: 200,
+    contentType,
+    result: await execution(gql, parsed.doc, parsed.req, ctx, run, undefined, publish),
+  };
 }
 
 /** A rule step's `graphql: {data, errors}` over the generated answer: objects merged deeply, the rest replaced. */

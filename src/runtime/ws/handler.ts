@@ -16,6 +16,8 @@ import type { Trigger } from '../../domain/sockets.js';
 import type { CompiledEndpoint, CompiledProject, CompiledStep } from '../compile.js';
 import { MockContext, MockRequestView } from '../context.js';
 import type { Engine, Evaluation } from '../engine.js';
+import { serveGraphqlWs } from '../graphql/transports.js';
+import type { HotState } from '../ports.js';
 import type { RequestLog } from '../request-log.js';
 import type { LogRecord } from '../request-log-entry.js';
 import { CapExceeded } from '../template.js';
@@ -29,6 +31,8 @@ export interface WsLimits {
 
 export interface WsDeps {
   engine: Engine;
+  /** the collections of GraphQL subscriptions' bindings */
+  hot: HotState;
   requestLog: RequestLog;
   log: Logger;
   hub: SocketHub;
@@ -74,7 +78,14 @@ const text = (data: RawData): string =>
 
 export function createWsHandler(deps: WsDeps) {
   const { engine, requestLog, log, hub, limits } = deps;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.messageBytes, perMessageDeflate: false });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: limits.messageBytes,
+    perMessageDeflate: false,
+    // GraphQL subscriptions speak graphql-transport-ws; a WS mock takes the first protocol offered
+    handleProtocols: (protocols) =>
+      protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : (protocols.values().next().value ?? false),
+  });
 
   function evaluate(
     project: CompiledProject,
@@ -124,6 +135,32 @@ export function createWsHandler(deps: WsDeps) {
       return;
     }
     const match = project.router.match('WS', path);
+    const gqlEp = match ? null : project.router.match('POST', path)?.value;
+    if (
+      !match &&
+      gqlEp?.graphql &&
+      String(req.headers['sec-websocket-protocol'] ?? '').includes('graphql-transport-ws')
+    ) {
+      const gql = gqlEp.graphql;
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const session = String(
+          req.headers['x-mockyard-session'] ?? new URLSearchParams(query).get('mockyard-session') ?? '',
+        );
+        const context = () => {
+          const view = new MockRequestView('GET', path, query, req.headers, req.rawHeaders);
+          const ctx = new MockContext(
+            view,
+            req.headers['x-mockyard-seed'] === undefined ? null : String(req.headers['x-mockyard-seed']),
+            Math.random,
+            deps.renderLimit,
+          );
+          ctx.config = project.config;
+          return ctx;
+        };
+        serveGraphqlWs(ws, { project, gql, session, hot: deps.hot, hub }, context);
+      });
+      return;
+    }
     if (!match) {
       refuse(socket, 404, 'Not Found', 'mock_not_found', 'No WebSocket endpoint matches this path');
       return;

@@ -22,8 +22,31 @@ export interface LiveSocket {
 /** Bytes a client may leave unread before its socket is closed (1008). */
 export const MAX_BUFFERED = 4 * 1024 * 1024;
 
+/** A GraphQL subscription listening on a channel (docs/graphql.md). */
+export interface ChannelListener {
+  readonly session: string;
+  receive(text: string): void;
+}
+
 export class SocketHub {
   private readonly byProject = new Map<string, Set<LiveSocket>>();
+  /** `projectId \0 channel` → the GraphQL subscriptions on it */
+  private readonly listeners = new Map<string, Set<ChannelListener>>();
+
+  /** Listens to a channel of a project (a GraphQL subscription); the function that stops it. */
+  listen(projectId: string, channel: string, l: ChannelListener): () => void {
+    const key = `${projectId}\0${channel}`;
+    let set = this.listeners.get(key);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(key, set);
+    }
+    set.add(l);
+    return () => {
+      set.delete(l);
+      if (set.size === 0) this.listeners.delete(key);
+    };
+  }
   /** set by the server when a change feed runs (PostgreSQL): pushes go to the other processes too */
   remote: ((payload: string) => boolean) | null = null;
 
@@ -64,6 +87,11 @@ export class SocketHub {
     for (const s of this.byProject.get(projectId) ?? []) {
       if (s.session !== session || !s.channels.has(channel)) continue;
       s.send(text);
+      n++;
+    }
+    for (const l of this.listeners.get(`${projectId}\0${channel}`) ?? []) {
+      if (l.session !== session) continue;
+      l.receive(text);
       n++;
     }
     return n;

@@ -1,0 +1,27 @@
+/**
+ * A bound collection endpoint's answer written (docs/stateful-mocks.md); a write also reaches the
+ * GraphQL subscriptions bound to the collection in the same session (docs/graphql.md).
+ */
+import type { CollectionAnswer } from './collection-answer.js';
+import type { Exchange } from './exchange.js';
+import { collectionChannel } from './graphql/subscriptions.js';
+import { CORS, CSP, MOCK_CSP, type OutHeaders, writeAnswer } from './respond.js';
+import type { SocketHub } from './ws/hub.js';
+
+/** Writes the answer; the status written. */
+export function writeCollectionAnswer(x: Exchange, a: CollectionAnswer, hub: SocketHub | undefined): number {
+  const d = x.data;
+  if (d && d.operation !== 'list' && d.operation !== 'get' && a.status < 300 && hub)
+    hub.publish(x.projectId, collectionChannel(d.collection, d.operation), x.session, a.body || '{}');
+  const headers: OutHeaders = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(a.body),
+    [CORS]: '*',
+    [CSP]: MOCK_CSP,
+  };
+  if (a.total !== undefined) {
+    headers['x-total-count'] = a.total;
+    headers['access-control-expose-headers'] = 'X-Total-Count';
+  }
+  return writeAnswer(x.res, a.status, headers, a.status === 204 ? '' : a.body, x);
+}
