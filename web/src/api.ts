@@ -184,7 +184,7 @@ export function documentType(text: string): 'application/json' | 'application/ya
 }
 
 export type EndpointInput = Pick<Endpoint, 'method' | 'path' | 'statusCode' | 'responseBody' | 'contentType'> &
-  Partial<Pick<Endpoint, 'headers' | 'validation' | 'channels'>>;
+  Partial<Pick<Endpoint, 'headers' | 'validation' | 'channels' | 'graphql'>>;
 
 export const api = {
   register: (email: string, password: string) => request<AuthAnswer>('POST', '/api/auth/register', { email, password }),

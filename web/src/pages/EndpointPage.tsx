@@ -3,6 +3,7 @@ import { api, errorMessage } from '../api';
 import { useConfirm } from '../components/confirm';
 import { EndpointForm } from '../components/EndpointForm';
 import { EndpointValidation } from '../components/EndpointValidation';
+import { GraphqlPanel } from '../components/GraphqlPanel';
 import { preloadCodeEditor, TemplateHintsContext } from '../components/JsonEditor';
 import { mockBase } from '../components/ProjectHeader';
 import { SessionPicker } from '../components/SessionPicker';
@@ -136,6 +137,13 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
         <SocketConsole projectId={projectId} endpoint={e} />
       ) : (
         <TestRequest endpoint={e} base={base} />
+      )}
+      {e.graphql && (
+        <GraphqlPanel
+          projectId={projectId}
+          endpoint={e}
+          onSaved={(u) => endpoint.setData((old) => ({ ...u, rules: old?.rules }))}
+        />
       )}
       <EndpointValidation
         projectId={projectId}
