@@ -13,14 +13,15 @@ import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { nextSeq } from '../../domain/ids.js';
 import type { RuleTrace } from '../../domain/model.js';
 import type { Trigger } from '../../domain/sockets.js';
-import type { CompiledEndpoint, CompiledProject, CompiledStep } from '../compile.js';
+import type { CompiledEndpoint, CompiledProject } from '../compile.js';
 import { MockContext, MockRequestView } from '../context.js';
-import type { Engine, Evaluation } from '../engine.js';
+import type { Engine } from '../engine.js';
 import { serveGraphqlWs } from '../graphql/transports.js';
+import { isoAt } from '../mock-body.js';
 import type { HotState } from '../ports.js';
 import type { RequestLog } from '../request-log.js';
 import type { LogRecord } from '../request-log-entry.js';
-import { CapExceeded } from '../template.js';
+import { socketEvents } from './events.js';
 import { type LiveSocket, MAX_BUFFERED, type SocketHub } from './hub.js';
 
 export interface WsLimits {
@@ -44,22 +45,6 @@ export interface WsDeps {
 const SESSION_HEADER = 'x-mockyard-session';
 /** browsers cannot set headers on a WebSocket: the session may come as this query parameter */
 const SESSION_QUERY = 'mockyard-session';
-
-/** The endpoint with only the rules of one trigger (made once per endpoint and trigger). */
-const byTrigger = new WeakMap<CompiledEndpoint, Map<Trigger, CompiledEndpoint>>();
-function endpointFor(ep: CompiledEndpoint, t: Trigger): CompiledEndpoint {
-  let m = byTrigger.get(ep);
-  if (!m) {
-    m = new Map();
-    byTrigger.set(ep, m);
-  }
-  let out = m.get(t);
-  if (!out) {
-    out = { ...ep, rules: ep.rules.filter((r) => r.on === t), waits: 'steps' };
-    m.set(t, out);
-  }
-  return out;
-}
 
 function refuse(socket: Duplex, status: number, reason: string, code: string, message: string): void {
   const body = JSON.stringify({ error: { code, message } });
@@ -86,19 +71,6 @@ export function createWsHandler(deps: WsDeps) {
     handleProtocols: (protocols) =>
       protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : (protocols.values().next().value ?? false),
   });
-
-  function evaluate(
-    project: CompiledProject,
-    ep: CompiledEndpoint,
-    ctx: MockContext,
-    session: string,
-  ): Promise<Evaluation> {
-    return new Promise((resolve, reject) => {
-      const e = { projectId: project.id, collections: project.collections, ep, ctx, session, hops: 0 };
-      const ev = engine.run(e, { resolve, reject });
-      if (ev !== null) resolve(ev);
-    });
-  }
 
   function upgrade(
     req: IncomingMessage,
@@ -194,10 +166,17 @@ export function createWsHandler(deps: WsDeps) {
     const seed = seedHeader === undefined ? null : String(seedHeader);
     const channels = new Set(['default', ...ep.channels]);
     let idle: NodeJS.Timeout | null = null;
-    const touch = () => {
-      if (idle) clearTimeout(idle);
-      idle = setTimeout(() => ws.close(1000, 'idle'), limits.idleMs);
+    // one timer per socket, re-armed only when it fires early: a message just notes the time
+    let lastActive = performance.now();
+    const check = () => {
+      const quiet = performance.now() - lastActive;
+      if (quiet >= limits.idleMs) return ws.close(1000, 'idle');
+      idle = setTimeout(check, limits.idleMs - quiet);
       idle.unref();
+    };
+    const touch = () => {
+      lastActive = performance.now();
+      if (idle === null) check();
     };
     const entry = (
       event: Trigger,
@@ -209,7 +188,7 @@ export function createWsHandler(deps: WsDeps) {
     ): void => {
       const record: LogRecord = {
         seq: nextSeq(),
-        at: new Date().toISOString(),
+        at: isoAt(performance.now()),
         method: 'WS',
         path,
         query,
@@ -259,68 +238,7 @@ export function createWsHandler(deps: WsDeps) {
     hub.add(live);
     touch();
 
-    /** Runs the trigger's rules; sends what the answering step says. Calls run one after another. */
-    let queue: Promise<void> = Promise.resolve();
-    const run = (trigger: Trigger, message?: string) => {
-      queue = queue.then(() => handle(trigger, message)).catch((err) => log.warn({ err }, 'websocket rule failed'));
-    };
-    const handle = async (trigger: Trigger, message?: string) => {
-      const started = performance.now();
-      const view = new MockRequestView('GET', path, query, req.headers, req.rawHeaders);
-      view.params = params;
-      view.body = message ?? '';
-      const ctx = new MockContext(view, seed, Math.random, deps.renderLimit);
-      ctx.config = project.config;
-      ctx.iterationLimit = deps.iterationLimit;
-      if (message !== undefined) {
-        let parsed: { v: unknown } | null = null;
-        ctx.message = {
-          text: message,
-          json: () => {
-            if (parsed === null) {
-              try {
-                parsed = { v: JSON.parse(message) };
-              } catch {
-                parsed = { v: undefined };
-              }
-            }
-            return parsed.v;
-          },
-        };
-      }
-      const ev = await evaluate(project, endpointFor(ep, trigger), ctx, session);
-      const out = ev.outcome;
-      entry(
-        trigger,
-        'in',
-        message ?? '',
-        ev.rules,
-        out.kind === 'step' ? out.ruleId : out.kind === 'applied' ? out.ruleId : null,
-        started,
-      );
-      if (trigger === 'close') return;
-      if (out.kind === 'applied') return live.send(out.body);
-      if (out.kind === 'step') await sendStep(out.step, ctx);
-    };
-    const sendStep = async (step: CompiledStep, ctx: MockContext) => {
-      try {
-        if (step.delayMs > 0) await sleep(step.delayMs);
-        if (step.messages) {
-          for (const m of step.messages) {
-            if (m.delayMs > 0) await sleep(m.delayMs);
-            live.send(m.body(ctx));
-          }
-        } else {
-          const body = step.body(ctx);
-          if (body !== '' || !step.close) live.send(body);
-        }
-      } catch (err) {
-        if (!(err instanceof CapExceeded)) throw err;
-        ws.close(1011, 'render_too_large');
-        return;
-      }
-      if (step.close) ws.close(step.close.code, step.close.reason);
-    };
+    const run = socketEvents({ ws, req, path, query, project, ep, params, session, seed, live, entry, deps });
 
     ws.on('message', (data, isBinary) => {
       touch();
@@ -383,5 +301,3 @@ export function createWsHandler(deps: WsDeps) {
 }
 
 export type WsHandler = ReturnType<typeof createWsHandler>;
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
