@@ -91,6 +91,17 @@ describe('dashboard: WebSocket', () => {
     await page.getByRole('button', { name: 'Connect' }).click();
     await visible(talk.getByText('welcome'));
 
+    // the inspector: a socket's conversation as a timeline, with the rule of each message in
+    await page.goto(`${base}/projects/${project.id}/requests`);
+    await page
+      .getByRole('button', { name: /WS \/chat/ })
+      .first()
+      .click();
+    const conversation = page.getByRole('list', { name: 'Conversation' });
+    await visible(conversation.getByText('connect').first());
+    await visible(conversation.getByText(/rule “greet”/));
+    await shot(page, 'websocket-conversation.png');
+
     expect(pageErrors).toEqual([]);
     expect(violations, violations.join('\n')).toEqual([]);
     expect(smallTargets, smallTargets.join('\n')).toEqual([]);

@@ -1,9 +1,11 @@
 /** One request-log entry in detail: the request, the rules' trace, the actions and the answer. */
+
 import { useState } from 'react';
 import { CopyButton, formatMs, HeaderTable, MethodBadge, StatusBadge } from '../components/ui';
 import { Link, paths } from '../router';
 import { describeCondition } from '../rules/draft';
 import type { Endpoint, LogEntry, Rule } from '../types';
+import { Conversation } from './Conversation';
 import { curlOf, replayInit, requestUrl, ruleStatuses } from './inspect';
 
 export function queryText(q: LogEntry['query']): string {
@@ -231,6 +233,7 @@ export function Detail({
   projectId,
   rulesById,
   base,
+  conversation,
 }: {
   e: LogEntry;
   endpoint: Endpoint | undefined;
@@ -238,6 +241,8 @@ export function Detail({
   rulesById: Map<string, Rule>;
   /** the project's mock base URL */
   base: string;
+  /** a WebSocket entry's whole conversation (the entries of its socket) */
+  conversation?: LogEntry[];
 }) {
   const headers = Object.entries(e.headers ?? {});
   const q = queryText(e.query);
@@ -295,6 +300,9 @@ export function Detail({
         </>
       )}
 
+      {conversation && conversation.length > 0 && (
+        <Conversation entries={conversation} rulesById={rulesById} selected={e.id} />
+      )}
       <h3>Rules</h3>
       <RuleTrace e={e} rulesById={rulesById} />
       <Violations e={e} />

@@ -344,6 +344,7 @@ export function RequestsPage({ projectId }: { projectId: string }) {
                 projectId={projectId}
                 rulesById={rulesById}
                 base={mockBase(project.data)}
+                conversation={current.socketId ? entries.filter((x) => x.socketId === current.socketId) : undefined}
               />
             ) : (
               <p className="muted center">Select a request to see its headers, body, actions and rule matches.</p>
