@@ -207,6 +207,40 @@ function crudRoute(route: Json, at: string, base: string, env: Env, book: RouteB
   }
 }
 
+/** Messages a streaming WebSocket route sends (Mockoon streams until the socket closes). */
+const STREAMED_MESSAGES = 100;
+
+/**
+ * A WebSocket route (docs/websocket.md): in conversational mode its responses answer messages, with
+ * their rules on the message (`body`), as an HTTP route's answer requests; in a streaming mode its
+ * responses are sent in turn every `streamingInterval` ms from the connect, 100 of them.
+ */
+function wsRoute(route: Json, at: string, pattern: string, env: Env, book: RouteBook): void {
+  const mode = route.streamingMode ?? null;
+  if (mode === null) return httpRoute({ ...route, method: 'WS' }, at, pattern, env, book);
+  const ep = book.endpoint('WS', pattern, at);
+  const responses = list(route.responses);
+  if (!ep || responses.length === 0) return;
+  const steps = responses.map((r, i) => stepOfResponse(r, `${at}/responses/${i}`, env, r.disableTemplating !== true));
+  const interval = Math.max(0, Math.min(60_000, Number(route.streamingInterval) || 0));
+  const messages = Array.from({ length: STREAMED_MESSAGES }, (_, i) => ({
+    body: steps[i % steps.length].body,
+    delayMs: i === 0 ? 0 : interval,
+  }));
+  book.addRule(ep, {
+    name: 'stream',
+    on: 'connect',
+    conditions: [],
+    response: { mode: 'loop', steps: [{ ...steps[0], messages }] },
+    actions: [],
+    pointer: at,
+  });
+  env.warnings.push({
+    pointer: `${at}/streamingMode`,
+    message: `${String(mode)} streaming becomes ${STREAMED_MESSAGES} messages from the connect, one every ${interval} ms${mode === 'BROADCAST' ? ', to each socket on its own (use a channel and pushes to share them)' : ''}`,
+  });
+}
+
 function httpRoute(route: Json, at: string, pattern: string, env: Env, book: RouteBook): void {
   const responses = list(route.responses);
   const method = String(route.method ?? 'get').toUpperCase();
@@ -317,6 +351,7 @@ export function convertMockoon(doc: Json): Converted {
     const type = route.type ?? 'http';
     if (type === 'crud') crudRoute(route, at, pattern, env, book, out);
     else if (type === 'http') httpRoute(route, at, pattern, env, book);
+    else if (type === 'ws') wsRoute(route, at, pattern, env, book);
     else {
       out.skipped.push({
         method: String(route.method ?? ''),
@@ -325,7 +360,7 @@ export function convertMockoon(doc: Json): Converted {
       });
       env.warnings.push({ pointer: at, message: `${String(type)} routes are not supported` });
     }
-    if (route.streamingMode)
+    if (route.streamingMode && type !== 'ws')
       env.warnings.push({ pointer: `${at}/streamingMode`, message: 'streaming is not translated' });
   });
   book.finish();

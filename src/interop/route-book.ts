@@ -123,6 +123,8 @@ function ruleName(name: string): string {
 }
 
 function foldLastRule(ep: DraftEndpoint): void {
+  // a WebSocket endpoint answers only through its rules: nothing folds into a default
+  if (ep.method === 'WS') return;
   const last = ep.rules[ep.rules.length - 1];
   if (!last?.active || last.conditions.length > 0 || last.actions.length > 0 || !last.response) return;
   const steps = last.response.steps;

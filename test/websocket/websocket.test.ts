@@ -206,6 +206,65 @@ describe.each(DIALECTS)('WebSocket mocks (%s)', (dialect) => {
     a.ws.close();
   });
 
+  it("imports a Mockoon environment's WebSocket routes: conversational rules on the message, streams from the connect", async () => {
+    const c = s.client;
+    const u = await c.user();
+    const p = await c.project(u.token);
+    const env = {
+      uuid: 'e',
+      lastMigration: 32,
+      name: 'sockets',
+      endpointPrefix: '',
+      routes: [
+        {
+          uuid: 'r1',
+          type: 'ws',
+          method: 'get',
+          endpoint: 'chat',
+          responseMode: null,
+          streamingMode: null,
+          streamingInterval: 0,
+          responses: [
+            {
+              uuid: 'a',
+              body: 'pong',
+              default: false,
+              rules: [{ target: 'body', modifier: '', value: 'ping', operator: 'equals' }],
+            },
+            { uuid: 'b', body: 'what?', default: true, rules: [] },
+          ],
+        },
+        {
+          uuid: 'r2',
+          type: 'ws',
+          method: 'get',
+          endpoint: 'ticker',
+          responseMode: null,
+          streamingMode: 'UNICAST',
+          streamingInterval: 10,
+          responses: [
+            { uuid: 'c', body: 'tick', default: true, rules: [] },
+            { uuid: 'd', body: 'tock', default: false, rules: [] },
+          ],
+        },
+      ],
+    };
+    const r = await c.api('POST', `/api/projects/${p.id}/import/mockoon`, env, u.token);
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.created.map((e: { method: string; path: string }) => `${e.method} ${e.path}`).sort()).toEqual([
+      'WS /chat',
+      'WS /ticker',
+    ]);
+    const chat = await connect(wsUrl(p.id, '/chat'));
+    chat.ws.send('ping');
+    chat.ws.send('hello');
+    expect(await chat.until(2)).toEqual(['pong', 'what?']);
+    const ticker = await connect(wsUrl(p.id, '/ticker'));
+    expect(await ticker.until(4)).toEqual(['tick', 'tock', 'tick', 'tock']);
+    chat.ws.close();
+    ticker.ws.close();
+  });
+
   it('refuses bad channel names and triggers', async () => {
     const { c, u, p, ep } = await chat();
     expectError(
