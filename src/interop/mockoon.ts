@@ -217,7 +217,10 @@ const STREAMED_MESSAGES = 100;
  */
 function wsRoute(route: Json, at: string, pattern: string, env: Env, book: RouteBook): void {
   const mode = route.streamingMode ?? null;
-  if (mode === null) return httpRoute({ ...route, method: 'WS' }, at, pattern, env, book);
+  if (mode === null) {
+    httpRoute({ ...route, method: 'WS' }, at, pattern, env, book);
+    return;
+  }
   const ep = book.endpoint('WS', pattern, at);
   const responses = list(route.responses);
   if (!ep || responses.length === 0) return;
