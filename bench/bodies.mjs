@@ -21,6 +21,37 @@ export const eachBody = (name) =>
       price: (i + 1) * 1.5,
     })),
   });
+/** S11: a GraphQL schema and a 3-level query of 20 fields (docs/graphql.md). */
+export const GQL_SCHEMA = `type Address { street: String! city: String! zip: String! country: String! }
+type Company { name: String! url: String! address: Address! }
+type User { id: ID! name: String! email: String! age: Int! active: Boolean! phone: String! title: String! score: Float! createdAt: String! avatar: String! bio: String! company: Company! }
+type Query { user: User! }`;
+export const GQL_QUERY =
+  '{ user { id name email age active phone title score createdAt avatar bio company { name url address { street city zip country } } } }';
+export const GQL_BODY = JSON.stringify({ query: GQL_QUERY });
+/** node:http's answer of the same shape (a fixed one: its cost is reading the body and writing this). */
+export const GQL_ANSWER = JSON.stringify({
+  data: {
+    user: {
+      id: 'f3b1c2d4-0000-4000-8000-000000000001',
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      age: 36,
+      active: true,
+      phone: '555-0100',
+      title: 'Analyst',
+      score: 98.5,
+      createdAt: '2024-01-15T12:00:00.000Z',
+      avatar: 'https://example.com/a.png',
+      bio: 'Wrote the first program.',
+      company: {
+        name: 'Engines Ltd',
+        url: 'https://example.com',
+        address: { street: '1 Main St', city: 'London', zip: 'N1', country: 'UK' },
+      },
+    },
+  },
+});
 /** S4 and S4-pg: the three steps of the loop. */
 export const SEQ_BODIES = ['{"n":1}', '{"n":2}', '{"n":3}'];
 /** S5: the response step served after the store_variable action. */

@@ -1,6 +1,6 @@
 // What S1-S4 create in Mockyard over its API and the request their load sends, without side effects on
 // import: shared by the harness (bench/lib/scenarios.mjs) and bench/instructions.mjs.
-import { EACH_TEMPLATE, ECHO_TEMPLATE, SEQ_BODIES, TIER_BODY, USERS_BODY } from './bodies.mjs';
+import { EACH_TEMPLATE, ECHO_TEMPLATE, GQL_BODY, GQL_SCHEMA, SEQ_BODIES, TIER_BODY, USERS_BODY } from './bodies.mjs';
 
 /** A response step answering 200 with `body`. */
 export const step = (body) => ({ statusCode: 200, body, headers: {} });
@@ -93,6 +93,14 @@ export const MOCKS = {
     def: { endpoint: { method: 'GET', path: '/api/each', ...json, responseBody: EACH_TEMPLATE }, rules: [] },
   },
   S4: { path: '/api/seq', def: seqDef('/api/seq') },
+  // a generated GraphQL answer: a 3-level query of 20 fields (docs/graphql.md)
+  S11: {
+    path: '/graphql',
+    method: 'POST',
+    body: GQL_BODY,
+    headers: { 'content-type': 'application/json' },
+    def: { endpoint: { method: 'POST', path: '/graphql', graphql: { schema: GQL_SCHEMA } }, rules: [] },
+  },
   // S1's answer in a project of its own with a contract, requests enforced (docs/contract.md)
   S10: {
     path: '/api/users?limit=10',

@@ -9,7 +9,9 @@
 // Usage: node bench/node-http-server.mjs <port> [host]
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { eachBody, ITEMS, SEQ_BODIES, STORE_BODY, TIER_BODY, USERS_BODY } from './bodies.mjs';
+import { eachBody, GQL_ANSWER, ITEMS, SEQ_BODIES, STORE_BODY, TIER_BODY, USERS_BODY } from './bodies.mjs';
+
+const GQL = Buffer.from(GQL_ANSWER);
 
 const port = Number(process.argv[2] || 18180);
 const host = process.argv[3] || '127.0.0.1';
@@ -59,6 +61,15 @@ const server = http.createServer((req, res) => {
       created.push(item);
       if (created.length > 2 * KEEP_CREATED) created.splice(0, created.length - KEEP_CREATED);
       send(res, 201, Buffer.from(JSON.stringify(item)));
+    });
+    return;
+  }
+  if (req.method === 'POST' && path === '/graphql') {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      send(res, 200, GQL);
     });
     return;
   }

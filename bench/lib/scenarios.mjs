@@ -1,7 +1,7 @@
 // The scenarios S1-S9 and their PostgreSQL variants: the endpoint each sets up, its load, its checks.
 import { randomBytes } from 'node:crypto';
 import { bigDescription } from '../big-description.mjs';
-import { eachBody, ITEMS, NEW_ITEM_BODY, STORE_BODY, TIER_BODY } from '../bodies.mjs';
+import { eachBody, GQL_BODY, ITEMS, NEW_ITEM_BODY, STORE_BODY, TIER_BODY } from '../bodies.mjs';
 import { MOCKS, seqDef, step } from '../definitions.mjs';
 import { checkFreshSeq, checkSeqExact, checkStatic, storageLast, UUID_RE } from './checks.mjs';
 import { api, createProject, get, isJsonCt } from './http.mjs';
@@ -127,6 +127,22 @@ const SCENARIOS = {
       const r = await get(t.ports[0], `${t.prefix}/api/each?name=Ada`);
       if (r.status !== 200 || !isJsonCt(r.ct) || r.body !== eachBody('Ada'))
         return `GET /api/each -> ${r.status} ${r.ct} ${r.body.slice(0, 200)}`;
+      return null;
+    },
+  },
+  S11: {
+    title: 'GraphQL: a generated answer to a 3-level query of 20 fields',
+    ...MOCKS.S11,
+    async verify(t) {
+      const r = await fetch(`http://${HOST}:${t.ports[0]}${t.prefix}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: GQL_BODY,
+      });
+      const j = await r.json().catch(() => null);
+      const u = j?.data?.user;
+      if (r.status !== 200 || !u || typeof u.company?.address?.zip !== 'string' || Object.keys(u).length !== 12)
+        return `POST /graphql -> ${r.status} ${JSON.stringify(j).slice(0, 200)}`;
       return null;
     },
   },

@@ -61,6 +61,7 @@ const ALL_IDS = [
   'S8',
   'S9',
   'S10',
+  'S11',
   'S1-pg',
   'S4-pg',
   'S5-pg',

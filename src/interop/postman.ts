@@ -149,6 +149,27 @@ function addItem(item: Json, at: string, book: RouteBook, vars: Map<string, stri
     });
   });
   const name = (ex: Json, i: number) => (typeof ex.name === 'string' && ex.name !== '' ? ex.name : `example ${i + 1}`);
+  // a GraphQL request (docs/graphql.md): GraphQL APIs share one URL, so each request is a rule on it,
+  // matched by its operation (`query Name` in the body) or, unnamed, by its whole query
+  const body = isObject(request.body) ? request.body : null;
+  if (body?.mode === 'graphql' && isObject(body.graphql) && typeof body.graphql.query === 'string') {
+    const query = body.graphql.query;
+    const op = /^\s*(query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/.exec(query);
+    const preferred = Math.max(
+      0,
+      steps.findIndex((s) => s.statusCode >= 200 && s.statusCode < 300),
+    );
+    book.addRule(ep, {
+      name: op ? `${op[1]} ${op[2]}` : name(examples[preferred], preferred),
+      conditions: [
+        op ? cond('body', 'contains', undefined, `${op[1]} ${op[2]}`) : cond('body_json', 'equals', 'query', query),
+      ],
+      response: { mode: 'loop', steps: [steps[preferred]] },
+      actions: [],
+      pointer: `${at}/request/body/graphql`,
+    });
+    return;
+  }
   // examples that name a concrete path or a query: matched by them
   examples.forEach((ex, i) => {
     const original = isObject(ex.originalRequest) ? urlOf(ex.originalRequest.url, vars) : null;

@@ -73,6 +73,8 @@ describe('dashboard: WebSocket', () => {
     await page.getByRole('button', { name: 'Push' }).click();
     await visible(talk.getByText('breaking'));
     await visible(page.getByText('Delivered to 1 socket; 1 open.'));
+    await page.getByRole('button', { name: 'List open sockets' }).click();
+    await visible(page.getByRole('cell', { name: 'default, lobby' }));
     await shot(page, 'websocket.png');
 
     // a rule on connect, set in the editor

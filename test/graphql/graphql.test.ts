@@ -186,6 +186,44 @@ describe.each(DIALECTS)('GraphQL mocks (%s)', (dialect) => {
     expect((await ask('mutation { deleteUser(id: "root") }')).json.data.deleteUser).not.toBeUndefined();
   });
 
+  it("imports a Postman collection's GraphQL requests as rules on their one URL, by operation", async () => {
+    const c = s.client;
+    const u = await c.user();
+    const p = await c.project(u.token);
+    const item = (name: string, query: string, answer: unknown) => ({
+      name,
+      request: {
+        method: 'POST',
+        url: 'https://api.example.test/graphql',
+        body: { mode: 'graphql', graphql: { query, variables: '' } },
+      },
+      response: [
+        {
+          name: 'ok',
+          code: 200,
+          header: [{ key: 'Content-Type', value: 'application/json' }],
+          body: JSON.stringify(answer),
+        },
+      ],
+    });
+    const collection = {
+      info: { name: 'gql', schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
+      item: [
+        item('users', 'query Users { users { id } }', { data: { users: [{ id: '1' }] } }),
+        item('me', 'query Me { me { name } }', { data: { me: { name: 'Ann' } } }),
+      ],
+    };
+    const r = await c.api('POST', `/api/projects/${p.id}/import/postman`, collection, u.token);
+    expect(r.status, r.text).toBe(200);
+    const ask = (query: string) =>
+      c.mock(p.id, 'POST', '/graphql', {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, operationName: query.split(' ')[1] }),
+      });
+    expect((await ask('query Me { me { name } }')).json).toEqual({ data: { me: { name: 'Ann' } } });
+    expect((await ask('query Users { users { id } }')).json).toEqual({ data: { users: [{ id: '1' }] } });
+  });
+
   it('imports SDL and introspection results as endpoints', async () => {
     const c = s.client;
     const u = await c.user();

@@ -282,6 +282,38 @@ describe.each(DIALECTS)('WebSocket mocks (%s)', (dialect) => {
   });
 });
 
+describe('WebSocket idle sockets and upgrade conditions (sqlite)', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer('sqlite', { defaultPlan: 'unlimited', caps: { ...DEFAULT_CAPS, wsIdleMs: 300 } });
+  });
+  afterAll(() => s.close());
+
+  it('closes an idle socket (1000 idle) and reads the upgrade request’s headers in conditions', async () => {
+    const c = s.client;
+    const u = await c.user();
+    const p = await c.project(u.token);
+    const ep = await c.endpoint(u.token, p.id, { method: 'WS', path: '/feed' });
+    await c.rule(u.token, p.id, ep.id, {
+      name: 'vip',
+      on: 'connect',
+      conditions: [{ target: 'header', key: 'x-tier', operator: 'equals', value: 'vip' }],
+      response: { steps: [{ body: 'hello vip' }] },
+    });
+    const url = `${s.running.url.replace('http', 'ws')}/m/${p.id}/feed`;
+    const vip = await connect(url, { 'x-tier': 'vip' });
+    expect(await vip.until(1)).toEqual(['hello vip']);
+    const plain = await connect(url);
+    // active sockets stay open; a quiet one is closed after the idle time
+    const talking = setInterval(() => vip.ws.send('still here'), 100);
+    await expect.poll(() => plain.closed(), { timeout: 5000 }).toEqual({ code: 1000, reason: 'idle' });
+    expect(vip.closed()).toBeNull();
+    expect(plain.got).toEqual([]);
+    clearInterval(talking);
+    vip.ws.close();
+  });
+});
+
 describe.skipIf(!PG_URL)('WebSocket pushes across processes (postgres)', () => {
   let db: TestDatabase;
   let a: ChildServer;

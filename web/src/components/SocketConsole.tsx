@@ -90,7 +90,52 @@ export function SocketConsole({ projectId, endpoint }: { projectId: string; endp
         </button>
       </form>
       <Push projectId={projectId} channels={['default', ...endpoint.channels]} />
+      <OpenSockets projectId={projectId} />
     </section>
+  );
+}
+
+/** The project's open sockets on the server's process. */
+function OpenSockets({ projectId }: { projectId: string }) {
+  const [list, setList] = useState<Awaited<ReturnType<typeof api.sockets>> | null>(null);
+  return (
+    <div className="open-sockets">
+      <h3>Open sockets</h3>
+      <button
+        type="button"
+        className="btn btn-small"
+        onClick={() => api.sockets(projectId).then(setList, () => setList([]))}
+      >
+        {list === null ? 'List open sockets' : 'Refresh'}
+      </button>
+      {list !== null &&
+        (list.length === 0 ? (
+          <p className="hint">No socket is open.</p>
+        ) : (
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Path</th>
+                <th scope="col">Session</th>
+                <th scope="col">Channels</th>
+                <th scope="col">Connected</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((s) => (
+                <tr key={s.id}>
+                  <td>
+                    <code>{s.path}</code>
+                  </td>
+                  <td>{s.session || '—'}</td>
+                  <td>{s.channels.join(', ')}</td>
+                  <td>{new Date(s.connectedAt).toLocaleTimeString()}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ))}
+    </div>
   );
 }
 
