@@ -16,17 +16,41 @@ import type {
 } from 'graphql';
 import type { CollectionCommand, CollectionResult } from '../../domain/collections.js';
 import { type GraphqlBinding, type GraphqlConfig, graphqlLib } from '../../domain/graphql.js';
-import { callFaker } from '../faker.js';
+import { callFaker, seedFaker } from '../faker.js';
 import type { EvalContext, GraphqlRequestView, RequestView } from '../types.js';
 
 export interface CompiledGraphql {
   readonly schema: GraphQLSchema;
   readonly bindings: ReadonlyMap<string, GraphqlBinding>;
+  /** queries parsed and validated, by text: a client sends the same few over and over */
+  readonly documents: Map<string, { doc: DocumentNode; errors: unknown[] }>;
+}
+
+/** Queries kept parsed and validated per endpoint, and the longest one kept. */
+const DOCUMENTS = 256;
+const DOCUMENT_CHARS = 64 * 1024;
+
+/** A request's query parsed and checked against the schema, from the endpoint's cache when it has it. */
+export function checkedDocument(gql: CompiledGraphql, query: string, doc: DocumentNode): unknown[] {
+  const hit = gql.documents.get(query);
+  if (hit) return hit.errors;
+  const errors = graphqlLib()
+    .validate(gql.schema, doc)
+    .map((e) => e.toJSON());
+  if (query.length <= DOCUMENT_CHARS) {
+    if (gql.documents.size >= DOCUMENTS) gql.documents.delete(gql.documents.keys().next().value as string);
+    gql.documents.set(query, { doc, errors });
+  }
+  return errors;
 }
 
 export function compileGraphql(cfg: GraphqlConfig): CompiledGraphql | null {
   try {
-    return { schema: graphqlLib().buildSchema(cfg.schema), bindings: new Map(Object.entries(cfg.bindings ?? {})) };
+    return {
+      schema: graphqlLib().buildSchema(cfg.schema),
+      bindings: new Map(Object.entries(cfg.bindings ?? {})),
+      documents: new Map(),
+    };
   } catch {
     return null;
   }
@@ -45,7 +69,11 @@ export type Parsed =
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The GraphQL request of a POST body (JSON, or `application/graphql`) or of GET's query string. */
-export function readRequest(view: RequestView, json: () => { ok: true; value: unknown } | { ok: false }): Parsed {
+export function readRequest(
+  view: RequestView,
+  json: () => { ok: true; value: unknown } | { ok: false },
+  gql?: CompiledGraphql,
+): Parsed {
   let req: GraphqlRequest;
   if (view.method === 'GET') {
     const q = new URLSearchParams(view.rawQuery);
@@ -73,12 +101,14 @@ export function readRequest(view: RequestView, json: () => { ok: true; value: un
       operationName: typeof b.operationName === 'string' && b.operationName !== '' ? b.operationName : undefined,
     };
   }
-  return parseOperation(req);
+  return parseOperation(req, gql);
 }
 
 /** A request's query parsed (no check against the schema yet). */
-export function parseOperation(req: GraphqlRequest): Parsed {
+export function parseOperation(req: GraphqlRequest, gql?: CompiledGraphql): Parsed {
   if (req.query.trim() === '') return { ok: false, message: 'the request has no query' };
+  const known = gql?.documents.get(req.query);
+  if (known) return { ok: true, req, doc: known.doc };
   try {
     return { ok: true, req, doc: graphqlLib().parse(req.query) };
   } catch (e) {
@@ -148,7 +178,7 @@ function scalar(name: string, field: string, c: Context): unknown {
         .slice(0, name === 'Date' ? 10 : 24);
     default: {
       const rule = STRINGS.find(([re]) => re.test(field));
-      const v = rule ? callFaker(rule[1], [], ctx.rng) : undefined;
+      const v = rule ? callFaker(rule[1], [], ctx.rng, false) : undefined;
       return v ?? `${field}-${Math.floor(ctx.rng() * 1000)}`;
     }
   }
@@ -249,6 +279,8 @@ export async function execution(
   rootValue?: Record<string, unknown>,
   publish?: Publish,
 ): Promise<GraphqlAnswer['result']> {
+  // one seed for the whole answer: its values follow from the request's random source
+  seedFaker(ctx.rng);
   const result = await graphqlLib().execute({
     schema: gql.schema,
     document: doc,
@@ -273,17 +305,17 @@ export async function answerGraphql(
   run: RunCollection,
   publish?: Publish,
 ): Promise<GraphqlAnswer> {
-  const g = graphqlLib();
+  const _g = graphqlLib();
   const accept = view.header('accept') ?? '';
   // GraphQL over HTTP: a client that takes only the new media type gets 4xx for a request error
   const strict = accept.includes('application/graphql-response+json') && !accept.includes('application/json');
   const contentType = strict ? 'application/graphql-response+json' : 'application/json';
   const bad = (errors: unknown[]): GraphqlAnswer => ({ status: strict ? 400 : 200, contentType, result: { errors } });
-  const parsed = readRequest(view, () => ctx.json());
+  const parsed = readRequest(view, () => ctx.json(), gql);
   if (!parsed.ok)
     return bad([{ message: parsed.message, ...(parsed.locations ? { locations: parsed.locations } : {}) }]);
-  const problems = g.validate(gql.schema, parsed.doc);
-  if (problems.length > 0) return bad(problems.map((e) => e.toJSON()));
+  const problems = checkedDocument(gql, parsed.req.query, parsed.doc);
+  if (problems.length > 0) return bad(problems);
   const op = requestView(parsed);
   if (view.method === 'GET' && op?.type !== 'query')
     return bad([{ message: 'GET takes queries only; send mutations with POST' }]);
