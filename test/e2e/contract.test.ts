@@ -3,18 +3,15 @@
  * read coverage and lint, override one endpoint, and find a violating request in the inspector
  * with the "Violations only" filter. Needs /usr/bin/chromium, as dashboard.test.ts.
  */
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PETSTORE } from '../contract/fixture.js';
 import {
+  apiCall as api,
   base,
-  browser,
-  CHROMIUM,
   callMock,
-  MISSING_CHROMIUM,
   poll,
-  setupError,
   shot,
+  signedInPage,
   smallTargets,
   violations,
   visible,
@@ -23,25 +20,9 @@ import {
 
 withDashboard();
 
-// biome-ignore lint/suspicious/noExplicitAny: answers of the API, read as fixtures
-async function api(method: string, p: string, body?: unknown, token?: string): Promise<any> {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return res.status === 204 ? null : res.json();
-}
-
 describe('dashboard: contract', () => {
   it('attaches a contract, sets the modes, lints, and finds violations in the inspector', async () => {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
-    if (setupError) throw setupError;
-    if (!browser) throw new Error('Chromium did not start');
-    const { token } = await api('POST', '/api/auth/register', {
-      email: `c-${Date.now()}@example.com`,
-      password: 'correct horse battery',
-    });
+    const { token, context, page, pageErrors } = await signedInPage();
     const project = await api('POST', '/api/projects', { name: 'Pets' }, token);
     const pets = await api(
       'POST',
@@ -50,13 +31,6 @@ describe('dashboard: contract', () => {
       token,
     );
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    const pageErrors: string[] = [];
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
-    await page.goto(base);
-    await page.evaluate(`window.localStorage.setItem('mockyard.token', ${JSON.stringify(token)})`);
     await page.goto(`${base}/projects/${project.id}`);
     await page.getByRole('link', { name: 'Contract', exact: true }).click();
     await visible(page.getByRole('heading', { name: 'Attach a contract' }));

@@ -2,16 +2,13 @@
  * The dashboard's GraphQL panel, end to end (docs/graphql.md): the schema editor with its validation
  * and the query playground with the answer and who gave it. Needs /usr/bin/chromium.
  */
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  apiCall as api,
   base,
-  browser,
-  CHROMIUM,
-  MISSING_CHROMIUM,
   poll,
-  setupError,
   shot,
+  signedInPage,
   smallTargets,
   violations,
   visible,
@@ -20,25 +17,9 @@ import {
 
 withDashboard();
 
-// biome-ignore lint/suspicious/noExplicitAny: answers of the API, read as fixtures
-async function api(method: string, p: string, body?: unknown, token?: string): Promise<any> {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return res.json();
-}
-
 describe('dashboard: GraphQL', () => {
   it('edits the schema with its validation and runs queries in the playground', async () => {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
-    if (setupError) throw setupError;
-    if (!browser) throw new Error('Chromium did not start');
-    const { token } = await api('POST', '/api/auth/register', {
-      email: `g-${Date.now()}@example.com`,
-      password: 'correct horse battery',
-    });
+    const { token, context, page, pageErrors } = await signedInPage();
     const project = await api('POST', '/api/projects', { name: 'Graph' }, token);
     const ep = await api(
       'POST',
@@ -47,13 +28,6 @@ describe('dashboard: GraphQL', () => {
       token,
     );
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    const pageErrors: string[] = [];
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
-    await page.goto(base);
-    await page.evaluate(`window.localStorage.setItem('mockyard.token', ${JSON.stringify(token)})`);
     await page.goto(`${base}/projects/${project.id}/endpoints/${ep.id}`);
 
     const schema = page.getByLabel('Schema (SDL)');

@@ -214,3 +214,33 @@ export async function shot(page: Page, name: string, narrow = false): Promise<vo
   });
   if (narrow && size) await page.setViewportSize(size);
 }
+
+/** The management API from the test, as a client would call it. */
+// biome-ignore lint/suspicious/noExplicitAny: answers of the API, read as fixtures
+export async function apiCall(method: string, p: string, body?: unknown, token?: string): Promise<any> {
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return res.status === 204 ? null : res.json();
+}
+
+/** A fresh account's token, and a page signed in with it (the page's errors collected). */
+export async function signedInPage(viewport = { width: 1280, height: 900 }) {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
+  if (setupError) throw setupError;
+  if (!browser) throw new Error('Chromium did not start');
+  const { token } = await apiCall('POST', '/api/auth/register', {
+    email: `e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`,
+    password: 'correct horse battery',
+  });
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  const pageErrors: string[] = [];
+  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  await page.goto(base);
+  await page.evaluate(`window.localStorage.setItem('mockyard.token', ${JSON.stringify(token)})`);
+  return { token: token as string, context, page, pageErrors };
+}

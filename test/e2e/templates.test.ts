@@ -4,17 +4,14 @@
  * helper table, the JSON check that skips tags, and the live preview against a sample request and
  * a request picked from the log. Needs /usr/bin/chromium, as dashboard.test.ts.
  */
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  apiCall as api,
   base,
-  browser,
-  CHROMIUM,
   callMock,
-  MISSING_CHROMIUM,
   poll,
-  setupError,
   shot,
+  signedInPage,
   smallTargets,
   violations,
   visible,
@@ -23,25 +20,9 @@ import {
 
 withDashboard();
 
-// biome-ignore lint/suspicious/noExplicitAny: answers of the API, read as fixtures
-async function api(method: string, p: string, body?: unknown, token?: string): Promise<any> {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return res.json();
-}
-
 describe('dashboard: templates', () => {
   it('edits config variables, shows template errors, completes helpers and previews a body', async () => {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
-    if (setupError) throw setupError;
-    if (!browser) throw new Error('Chromium did not start');
-    const { token } = await api('POST', '/api/auth/register', {
-      email: `t-${Date.now()}@example.com`,
-      password: 'correct horse battery',
-    });
+    const { token, context, page, pageErrors } = await signedInPage();
     const project = await api('POST', '/api/projects', { name: 'Templates' }, token);
     const _endpoint = await api(
       'POST',
@@ -51,13 +32,6 @@ describe('dashboard: templates', () => {
     );
     await callMock(`${base}/m/${project.id}/hello/ada?lang=en`);
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    const pageErrors: string[] = [];
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
-    await page.goto(base);
-    await page.evaluate(`window.localStorage.setItem('mockyard.token', ${JSON.stringify(token)})`);
     await page.goto(`${base}/projects/${project.id}`);
 
     // --- config variables (the project header) -------------------------------------------------

@@ -2,16 +2,13 @@
  * The dashboard's WebSocket console, end to end (docs/websocket.md): connect from the browser to a WS
  * mock, talk, push to a channel, and set a rule's trigger in the editor. Needs /usr/bin/chromium.
  */
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  apiCall as api,
   base,
-  browser,
-  CHROMIUM,
-  MISSING_CHROMIUM,
   poll,
-  setupError,
   shot,
+  signedInPage,
   smallTargets,
   violations,
   visible,
@@ -20,25 +17,9 @@ import {
 
 withDashboard();
 
-// biome-ignore lint/suspicious/noExplicitAny: answers of the API, read as fixtures
-async function api(method: string, p: string, body?: unknown, token?: string): Promise<any> {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return res.json();
-}
-
 describe('dashboard: WebSocket', () => {
   it('connects to a WS mock, talks, pushes, and edits a rule’s trigger', async () => {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
-    if (setupError) throw setupError;
-    if (!browser) throw new Error('Chromium did not start');
-    const { token } = await api('POST', '/api/auth/register', {
-      email: `w-${Date.now()}@example.com`,
-      password: 'correct horse battery',
-    });
+    const { token, context, page, pageErrors } = await signedInPage();
     const project = await api('POST', '/api/projects', { name: 'Chat' }, token);
     const ep = await api(
       'POST',
@@ -53,13 +34,6 @@ describe('dashboard: WebSocket', () => {
       token,
     );
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    const pageErrors: string[] = [];
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
-    await page.goto(base);
-    await page.evaluate(`window.localStorage.setItem('mockyard.token', ${JSON.stringify(token)})`);
     await page.goto(`${base}/projects/${project.id}/endpoints/${ep.id}`);
 
     await page.getByRole('button', { name: 'Connect' }).click();

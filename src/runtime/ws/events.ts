@@ -42,16 +42,19 @@ export interface SocketScope {
   session: string;
   seed: string | null;
   live: LiveSocket;
-  entry: (
-    event: Trigger,
-    direction: 'in' | 'out',
-    body: string,
-    rules: RuleTrace[],
-    ruleId: string | null,
-    started: number,
-  ) => void;
+  entry: LogEntryFn;
   deps: WsDeps;
 }
+
+/** Records one event of the socket in the request log (handler.ts). */
+export type LogEntryFn = (
+  event: Trigger,
+  direction: 'in' | 'out',
+  body: string,
+  rules: RuleTrace[],
+  ruleId: string | null,
+  started: number,
+) => void;
 
 /** The function that runs one event of the socket. */
 export function socketEvents(c: SocketScope): (trigger: Trigger, message?: string) => void {

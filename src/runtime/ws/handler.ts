@@ -21,7 +21,7 @@ import { isoAt } from '../mock-body.js';
 import type { HotState } from '../ports.js';
 import type { RequestLog } from '../request-log.js';
 import type { LogRecord } from '../request-log-entry.js';
-import { socketEvents } from './events.js';
+import { type LogEntryFn, socketEvents } from './events.js';
 import { type LiveSocket, MAX_BUFFERED, type SocketHub } from './hub.js';
 
 export interface WsLimits {
@@ -178,14 +178,7 @@ export function createWsHandler(deps: WsDeps) {
       lastActive = performance.now();
       if (idle === null) check();
     };
-    const entry = (
-      event: Trigger,
-      direction: 'in' | 'out',
-      body: string,
-      rules: RuleTrace[],
-      ruleId: string | null,
-      started: number,
-    ): void => {
+    const entry: LogEntryFn = (event, direction, body, rules, ruleId, started) => {
       const record: LogRecord = {
         seq: nextSeq(),
         at: isoAt(performance.now()),
