@@ -118,9 +118,10 @@ describe('streams', () => {
     expect(r.events[0]).toMatchObject({ event: 'tick', id: 'first' });
     expect(r.events[3]).toMatchObject({ event: 'tick', id: 'first' });
     expect(r.events[1].retry).toBe('3000');
-    // the second event waits 150 ms after the first (a lower bound: it cannot arrive early)
-    expect(r.events[1].at - r.events[0].at).toBeGreaterThanOrEqual(140);
-    expect(r.events[4].at - r.events[3].at).toBeGreaterThanOrEqual(140);
+    // the second event waits 150 ms after the first. Seen from the client the gap can look shorter (the
+    // first event may reach it late on a busy machine), so the bound is loose: without the delay it is ~0.
+    expect(r.events[1].at - r.events[0].at).toBeGreaterThanOrEqual(100);
+    expect(r.events[4].at - r.events[3].at).toBeGreaterThanOrEqual(100);
     // the log entry says how many events went out, and holds what was written
     let entry: { response?: { events?: number; body: string } } | undefined;
     for (let i = 0; i < 100 && !entry?.response?.events; i++) {
