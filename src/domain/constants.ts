@@ -35,6 +35,7 @@ export const CONDITION_TARGETS = [
   'path',
   'header',
   'query',
+  'url',
   'body',
   'body_json',
   'random',

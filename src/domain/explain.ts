@@ -20,6 +20,8 @@ export function receivedValue(c: Condition, e: RequestLogEntry): { known: boolea
       const v = new URLSearchParams(e.query ?? '').get(c.key ?? '');
       return { known: true, value: v ?? undefined };
     }
+    case 'url':
+      return { known: true, value: e.query ? `${e.path}?${e.query}` : e.path };
     case 'body':
       return { known: true, value: e.body };
     case 'body_json': {
@@ -79,6 +81,7 @@ const TARGET_WORDS: Record<Condition['target'], string> = {
   path: 'the path',
   header: 'header',
   query: 'query parameter',
+  url: 'the path and query',
   body: 'the body',
   body_json: 'the JSON body at',
   random: 'a random draw',

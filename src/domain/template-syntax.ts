@@ -7,6 +7,7 @@
  * literals.
  *
  * Scanning: a `}}` closes the nearest `{{` before it, so an unclosed `{{` and a stray `}}` are text.
+ * `\{{x}}` is the text `{{x}}` (Handlebars' escape; `\\{{x}}` is a backslash and the tag).
  * A parse error is an unclosed block, a close without its open, an `{{else}}` outside a block, or a
  * block whose head does not read; it carries a 1-based line and column. An expression that does not
  * read (`{{ a + b }}`, an unterminated string) is no error: it renders ''.
@@ -137,6 +138,17 @@ function scan(src: string): Piece[] {
       out.push({ kind: 'comment', body: '', at: longComment, stripBefore: false, stripAfter: false });
       pos = end + 4;
       continue;
+    }
+    if (open > pos && src[open - 1] === '\\') {
+      if (src[open - 2] !== '\\') {
+        // `\{{x}}` is the text `{{x}}`, as in Handlebars (a body that must not be rendered is kept so)
+        text += src.slice(pos, open - 1) + src.slice(open, close + 2);
+        pos = close + 2;
+        continue;
+      }
+      // `\\{{x}}`: one backslash, then the tag
+      text += src.slice(pos, open - 1);
+      pos = open;
     }
     let end = close;
     let triple = false;

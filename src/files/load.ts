@@ -10,6 +10,7 @@ import path from 'node:path';
 import { AppError } from '../domain/errors.js';
 import { routeKey } from '../domain/paths.js';
 import { convertDocument, detectFormat } from '../interop/convert.js';
+import { parseJsonLenient } from '../interop/json-comments.js';
 import { loadOpenApiDocument, parseYaml } from '../interop/openapi-import.js';
 import { type Converted, emptyConverted, isObject, type Json } from '../interop/types.js';
 import { convertWireMock } from '../interop/wiremock.js';
@@ -67,7 +68,7 @@ async function parseFile(file: string): Promise<unknown> {
   const ext = path.extname(file).toLowerCase();
   if (ext === '.json') {
     try {
-      return JSON.parse(text);
+      return parseJsonLenient(text);
     } catch (e) {
       throw new MockFileError(file, `is not valid JSON: ${(e as Error).message}`);
     }

@@ -8,6 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { AppError } from '../domain/errors.js';
 import { convertDocument } from './convert.js';
+import { parseJsonLenient } from './json-comments.js';
 import { checkOpenApiVersion, loadedOrThrow, parseYaml } from './openapi-import.js';
 import { loadHere } from './openapi-load.js';
 import type { Task, WorkerAnswer } from './parser-pool.js';
@@ -24,7 +25,7 @@ function parse(text: string, yaml: boolean): unknown {
     ]);
   if (!yaml) {
     try {
-      return JSON.parse(text);
+      return parseJsonLenient(text);
     } catch (e) {
       throw new AppError('invalid_json', `The request body is not valid JSON: ${(e as Error).message}`);
     }

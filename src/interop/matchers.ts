@@ -81,7 +81,16 @@ export function wiremockPattern(
     if (dots === null) return warn(`matchesJsonPath ${JSON.stringify(expr)} (filters, wildcards) has no condition`);
     if (typeof jp === 'string') return [cond('body_json', 'exists', dots)];
     const inner = wiremockPattern('body', undefined, jp, pointer, warnings);
-    return inner === null ? null : inner.map((c) => ({ ...c, target: 'body_json' as const, key: dots }));
+    // the inner matcher reads the value at the path: the whole of it, or (equalToJson) its fields
+    const under = (key: string | undefined) =>
+      key === undefined || key === '' ? dots : dots === '' ? key : `${dots}.${key}`;
+    return inner === null
+      ? null
+      : inner.map((c) => ({
+          ...c,
+          target: 'body_json' as const,
+          key: under(c.target === 'body_json' ? c.key : undefined),
+        }));
   }
   const kind = Object.keys(m).find((k) => k !== 'caseInsensitive') ?? '(empty)';
   return warn(`the matcher ${kind} has no Mockyard condition`);

@@ -10,13 +10,14 @@
 import { RESOURCE } from '../domain/collections.js';
 import { COLLECTION_NAME } from '../domain/constants.js';
 import type { Action, Condition, Step } from '../domain/model.js';
-import { cond, mockoonCondition, quoteRegex } from './matchers.js';
+import { cond } from './matchers.js';
+import { Buckets } from './mockoon-data.js';
+import { conditionOf, type Env } from './mockoon-rules.js';
 import { patternOf, RouteBook } from './route-book.js';
-import { jsonPathToDots, translateTemplate } from './templates.js';
+import { translateTemplate, verbatim } from './templates.js';
 import {
   type Converted,
   emptyConverted,
-  type ImportWarning,
   isObject,
   type Json,
   sniffContentType,
@@ -40,79 +41,15 @@ const keyValues = (v: unknown): Record<string, string> =>
       .map((h) => [h.key as string, String(h.value ?? '')]),
   );
 
-interface Env {
-  doc: Json;
-  warnings: ImportWarning[];
-  buckets: Map<string, Json>;
-  callbacks: Map<string, Json>;
-  headers: Record<string, string>;
-  latency: number;
-}
-
-function conditionOf(r: Json, at: string, pattern: string, env: Env): Condition | null {
-  const modifier = typeof r.modifier === 'string' ? r.modifier : '';
-  const warnings = env.warnings;
-  switch (r.target) {
-    case 'body': {
-      if (modifier === '') return mockoonCondition('body', undefined, r, at, warnings);
-      const key = modifier.startsWith('$') ? jsonPathToDots(modifier) : modifier;
-      if (key === null) {
-        warnings.push({
-          pointer: at,
-          message: `the JSON path ${modifier} has no condition; the rule is imported inactive`,
-        });
-        return null;
-      }
-      return mockoonCondition('body_json', key, r, at, warnings);
-    }
-    case 'query':
-      return mockoonCondition('query', modifier, r, at, warnings);
-    case 'header':
-      return mockoonCondition('header', modifier.toLowerCase(), r, at, warnings);
-    case 'method':
-      return mockoonCondition('method', undefined, { ...r, value: String(r.value ?? '').toUpperCase() }, at, warnings);
-    case 'path':
-      return mockoonCondition('path', undefined, r, at, warnings);
-    case 'cookie': {
-      if ((r.operator ?? 'equals') !== 'equals') break;
-      warnings.push({ pointer: at, message: 'a cookie rule became a search for NAME=VALUE in the Cookie header' });
-      return cond(
-        'header',
-        r.invert === true ? 'not_contains' : 'contains',
-        'cookie',
-        `${modifier}=${String(r.value ?? '')}`,
-      );
-    }
-    case 'params': {
-      if ((r.operator ?? 'equals') !== 'equals' || r.invert === true) break;
-      const segs = pattern.split('/').slice(1);
-      if (!segs.includes(`:${modifier}`)) break;
-      const re = segs
-        .map((s) =>
-          s === `:${modifier}`
-            ? quoteRegex(String(r.value ?? ''))
-            : s.startsWith(':')
-              ? '[^/]+'
-              : s === '*'
-                ? '.*'
-                : quoteRegex(decodeURIComponent(s)),
-        )
-        .join('/');
-      return cond('path', 'matches_regex', undefined, `^/${re}$`);
-    }
-  }
-  warnings.push({
-    pointer: at,
-    message: `a rule on ${String(r.target)} has no Mockyard condition; the rule is imported inactive`,
-  });
-  return null;
-}
-
 function stepOfResponse(res: Json, at: string, env: Env, templated: boolean): Step {
   let body = typeof res.body === 'string' ? res.body : '';
+  let bucketBody = false;
   if (res.bodyType === 'DATABUCKET') {
+    // the bucket as Mockoon holds it: JSON sent compact, other text as rendered at start
     const bucket = env.buckets.get(String(res.databucketID ?? ''));
-    body = typeof bucket?.value === 'string' ? bucket.value : '';
+    const v = bucket ? env.buckets.value(bucket, `${at}/databucketID`).value : '';
+    body = typeof v === 'string' ? v : JSON.stringify(v);
+    bucketBody = true;
   } else if (res.bodyType === 'FILE') {
     env.warnings.push({
       pointer: `${at}/filePath`,
@@ -121,12 +58,13 @@ function stepOfResponse(res: Json, at: string, env: Env, templated: boolean): St
   }
   const headers = { ...env.headers, ...keyValues(res.headers) };
   const type = takeContentType(headers) ?? sniffContentType(body);
-  if (templated) body = translateTemplate(body, { dialect: 'mockoon', pointer: `${at}/body`, warnings: env.warnings });
-  else if (body.includes('{{'))
-    env.warnings.push({
-      pointer: `${at}/disableTemplating`,
-      message: 'templating cannot be turned off: {{…}} in the body is rendered',
+  if (templated && !bucketBody)
+    body = translateTemplate(env.buckets.inline(body, `${at}/body`), {
+      dialect: 'mockoon',
+      pointer: `${at}/body`,
+      warnings: env.warnings,
     });
+  else body = verbatim(body);
   const latency = Math.max(0, Math.min(60_000, env.latency + (Number(res.latency) || 0)));
   const status = Number(res.statusCode);
   return stepOf({
@@ -184,20 +122,14 @@ function crudRoute(route: Json, at: string, base: string, env: Env, book: RouteB
   const name = collectionName(String(bucket.name ?? bucket.id ?? 'data'), String(bucket.id ?? ''));
   if (!out.collections.some((c) => c.name === name)) {
     let seed: Record<string, unknown>[] = [];
-    try {
-      const value = JSON.parse(String(bucket.value ?? '[]'));
-      if (Array.isArray(value) && value.every(isObject)) seed = value as Record<string, unknown>[];
-      else
-        env.warnings.push({
-          pointer: `${at}/responses/0/databucketID`,
-          message: `data bucket ${name} is not an array of objects; the collection starts empty`,
-        });
-    } catch {
+    // a templated bucket is rendered once, as Mockoon does when it starts
+    const value = env.buckets.value(bucket, `${at}/responses/0/databucketID`).value;
+    if (Array.isArray(value) && value.every(isObject)) seed = value as Record<string, unknown>[];
+    else
       env.warnings.push({
         pointer: `${at}/responses/0/databucketID`,
-        message: `data bucket ${name} is not JSON (templated buckets are not rendered); the collection starts empty`,
+        message: `data bucket ${name} is not an array of objects; the collection starts empty`,
       });
-    }
     const idField = typeof res.crudKey === 'string' && res.crudKey !== '' ? res.crudKey : 'id';
     out.collections.push({ name, idField, seed, pointer: at });
   }
@@ -290,7 +222,7 @@ function httpRoute(route: Json, at: string, pattern: string, env: Env, book: Rou
       });
       continue;
     }
-    if (mode !== null && mode !== 'DISABLE_RULES')
+    if (mode !== null && mode !== 'DISABLE_RULES' && mode !== 'FALLBACK')
       env.warnings.push({
         pointer: `${at}/responseMode`,
         message: `response mode ${String(mode)} is treated as the default mode`,
@@ -298,12 +230,20 @@ function httpRoute(route: Json, at: string, pattern: string, env: Env, book: Rou
     if (mode !== 'DISABLE_RULES') {
       responses.forEach((r, i) => {
         const rules = list(r.rules);
-        if (i === defaultIndex || rules.length === 0) return;
+        // every response with rules is tried in its order, the default one included (Mockoon's `find`)
+        if (rules.length === 0) return;
         const rp = `${at}/responses/${i}`;
-        const conds = rules.map((x, j) => conditionOf(x, `${rp}/rules/${j}`, pattern, env));
-        const active = conds.every((c) => c !== null);
-        const kept = conds.filter((c): c is Condition => c !== null);
-        const groups = r.rulesOperator === 'AND' || kept.length <= 1 ? [kept] : kept.map((c) => [c]);
+        const tests = rules.map((x, j) => conditionOf(x, `${rp}/rules/${j}`, pattern, env));
+        const active = !tests.includes(null);
+        const kept = tests.filter((c): c is Condition => typeof c === 'object' && c !== null);
+        let groups: Condition[][];
+        if (r.rulesOperator === 'AND') {
+          // a rule on a fixed value that fails: the response is never chosen
+          if (tests.includes(false)) return;
+          groups = [kept];
+        } else if (tests.includes(true)) groups = [[]];
+        else if (kept.length === 0) groups = active ? [] : [[]];
+        else groups = kept.length === 1 ? [kept] : kept.map((c) => [c]);
         for (const g of groups)
           book.addRule(ep, {
             name: String(r.label || `response ${i + 1}`),
@@ -315,6 +255,8 @@ function httpRoute(route: Json, at: string, pattern: string, env: Env, book: Rou
           });
       });
     }
+    // FALLBACK: when no rule holds, Mockoon goes on to the next route; here the endpoint answers 404
+    if (mode === 'FALLBACK') continue;
     const d = responses[defaultIndex];
     book.addRule(ep, {
       name: String(d.label || 'default'),
@@ -333,7 +275,7 @@ export function convertMockoon(doc: Json): Converted {
   const env: Env = {
     doc,
     warnings: out.warnings,
-    buckets: new Map(list(doc.data).map((b) => [String(b.id ?? ''), b])),
+    buckets: new Buckets(list(doc.data), out.warnings),
     callbacks: new Map(list(doc.callbacks).map((c) => [String(c.uuid ?? ''), c])),
     headers: keyValues(doc.headers),
     latency: Math.max(0, Number(doc.latency) || 0),

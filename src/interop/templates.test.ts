@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadFaker } from '../runtime/faker.js';
 import { compileTemplate } from '../runtime/template.js';
 import { exampleContext } from '../runtime/templates/example-context.js';
-import { translateTemplate } from './templates.js';
+import { translateTemplate, verbatim } from './templates.js';
 import type { ImportWarning } from './types.js';
 
 const translate = (dialect: 'mockoon' | 'wiremock', text: string) => {
@@ -39,5 +39,24 @@ describe('translateTemplate', () => {
       '{{dateFormat (dateAdd (parseDate \'2024-01-31T00:00:00Z\') "1 days") "yyyy-MM-dd"}}|{{dateFormat request.headers.x "yyyy"}}',
     );
     expect(compileTemplate(out)(exampleContext())).toBe('2024-02-01|2024');
+  });
+
+  it("reads WireMock's path segments and request line (port from Host), keeps a segment without a parameter", () => {
+    const { out, warnings } = translate(
+      'wiremock',
+      '{{request.path.[0]}}/{{request.path.[1]}} {{request.requestLine.port}} {{request.requestLine.method}} {{request.requestLine.host}}',
+    );
+    expect(warnings).toEqual([]);
+    const base = exampleContext();
+    const ctx = {
+      ...base,
+      req: { ...base.req, path: '/users/7', header: (n: string) => (n === 'host' ? 'mocks.test:8443' : undefined) },
+    };
+    expect(compileTemplate(out)(ctx)).toBe('users/7 8443 POST mocks.test');
+  });
+
+  it('keeps a body that is not templated as written (WireMock without response-template, Mockoon disableTemplating)', () => {
+    const text = '{"a":"{{request.method}}","b":"{{#each x}}y{{/each}}"}';
+    expect(compileTemplate(verbatim(text))(exampleContext())).toBe(text);
   });
 });

@@ -108,7 +108,7 @@ function wiremockExpr(tokens: Token[], ctx: TemplateContext): string | null {
         if (sub === undefined) return 'request.path';
         if (/^\d+$/.test(sub)) {
           const p = ctx.params?.[Number(sub)];
-          return p ? `request.params.${p}` : null;
+          return p ? `request.params.${p}` : `request.path.[${sub}]`;
         }
         return `request.params.${sub}`;
       case 'query':
@@ -206,6 +206,11 @@ function mockoonExpr(tokens: Token[]): string | null {
  * `text` with every `{{…}}` / `{{{…}}}` the dialect's helpers can say in Mockyard's words; the
  * others stay as written, each with a warning at `ctx.pointer`.
  */
+/** Text served as written: every `{{` escaped (`\\{{`), so that nothing in it is rendered. */
+export function verbatim(text: string): string {
+  return text.includes('{{') ? text.replace(/\\?\{\{/g, (m) => (m.length === 3 ? m : '\\{{')) : text;
+}
+
 export function translateTemplate(text: string, ctx: TemplateContext): string {
   if (!text.includes('{{')) return text;
   const untranslated = new Set<string>();

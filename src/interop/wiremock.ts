@@ -8,7 +8,7 @@
 import type { Action, Condition, Step } from '../domain/model.js';
 import { cond, wiremockPattern } from './matchers.js';
 import { patternOf, RouteBook } from './route-book.js';
-import { translateTemplate } from './templates.js';
+import { translateTemplate, verbatim } from './templates.js';
 import {
   type Converted,
   emptyConverted,
@@ -68,7 +68,7 @@ interface Where {
 }
 
 /** The stub's URL matcher → an endpoint pattern and the conditions that narrow it. */
-function urlOf(req: Json, at: string, warnings: ImportWarning[]): Where {
+function urlOf(req: Json): Where {
   const conditions: Condition[] = [];
   const segmentsOf = (p: string) =>
     p
@@ -76,9 +76,10 @@ function urlOf(req: Json, at: string, warnings: ImportWarning[]): Where {
       .filter((s) => s !== '')
       .map((s) => (s.startsWith(':') ? s.slice(1) : null));
   if (typeof req.url === 'string') {
-    const [path, query = ''] = req.url.split('?', 2);
-    for (const pair of new URLSearchParams(query)) conditions.push(cond('query', 'equals', pair[0], pair[1]));
-    return { pattern: patternOf(path, { params: false }), conditions, params: [] };
+    // `url` is the whole path and query, exactly: `/q` does not answer `/q?a=1`, nor `/q?a=1` `/q?a=1&b=2`
+    const q = req.url.indexOf('?');
+    conditions.push(cond('url', 'equals', undefined, req.url));
+    return { pattern: patternOf(q < 0 ? req.url : req.url.slice(0, q), { params: false }), conditions, params: [] };
   }
   if (typeof req.urlPath === 'string')
     return { pattern: patternOf(req.urlPath, { params: false }), conditions, params: [] };
@@ -86,26 +87,25 @@ function urlOf(req: Json, at: string, warnings: ImportWarning[]): Where {
     const pattern = patternOf(req.urlPathTemplate.replace(/\{([^{}]+)\}/g, ':$1'));
     return { pattern, conditions, params: segmentsOf(pattern) };
   }
-  const regex = typeof req.urlPathPattern === 'string' ? req.urlPathPattern : req.urlPattern;
+  // `urlPattern` is matched against the path and query, `urlPathPattern` against the path (both whole)
+  const whole = typeof req.urlPathPattern !== 'string';
+  const regex = whole ? req.urlPattern : req.urlPathPattern;
   if (typeof regex === 'string') {
-    if (req.urlPattern !== undefined && regex.includes('\\?'))
-      warnings.push({
-        pointer: `${at}/urlPattern`,
-        message: 'the query part of urlPattern is not checked (conditions see the path only)',
-      });
     const body = regex.replace(/^\^/, '').replace(/\$$/, '');
-    const segs = body.split('/');
+    const pathPart = whole ? body.split('\\?', 1)[0] : body;
     const literal: string[] = [];
-    let whole = true;
-    for (const s of segs.slice(1)) {
+    let plain = true;
+    for (const s of pathPart.split('/').slice(1)) {
       if (/^[\w~%-]*$/.test(s) && s !== '') literal.push(s);
       else {
-        whole = false;
+        plain = false;
         break;
       }
     }
-    if (whole && body.startsWith('/')) return { pattern: patternOf(body, { params: false }), conditions, params: [] };
-    conditions.push(cond('path', 'matches_regex', undefined, `^(?:${body})$`));
+    if (whole) conditions.push(cond('url', 'matches_regex', undefined, `^(?:${body})$`));
+    if (plain && pathPart === body && body.startsWith('/'))
+      return { pattern: patternOf(body, { params: false }), conditions, params: [] };
+    if (!whole) conditions.push(cond('path', 'matches_regex', undefined, `^(?:${body})$`));
     return { pattern: `/${[...literal, '*'].join('/')}`, conditions, params: [] };
   }
   return { pattern: '/*', conditions, params: [] };
@@ -253,7 +253,7 @@ function addStub(book: RouteBook, stub: Json, at: string, out: Converted): void 
     if (!KNOWN_RESPONSE.has(k) && k !== 'bodyFileName' && k !== 'statusMessage')
       warnings.push({ pointer: `${at}/response${pointerOf(k)}`, message: `response.${k} is not translated` });
 
-  const where = urlOf(req, `${at}/request`, warnings);
+  const where = urlOf(req);
   const conditions = [...where.conditions];
   let active = !unknownMatcher;
   const push = (cs: Condition[] | null) => {
@@ -301,8 +301,13 @@ function addStub(book: RouteBook, stub: Json, at: string, out: Converted): void 
   const { body, json } = bodyOf(res, `${at}/response`, warnings);
   const headers = headersOf(res.headers);
   const type = takeContentType(headers) ?? (json ? 'application/json' : sniffContentType(body));
+  // WireMock 3 renders a stub's answer only with the `response-template` transformer (local templating,
+  // its default): without it `{{…}}` is served as written
+  const templating = Array.isArray(res.transformers) && res.transformers.includes('response-template');
   const templated = (s: string, p: string) =>
-    translateTemplate(s, { dialect: 'wiremock', pointer: p, warnings, params: where.params });
+    templating
+      ? translateTemplate(s, { dialect: 'wiremock', pointer: p, warnings, params: where.params })
+      : verbatim(s);
   for (const k of Object.keys(headers)) headers[k] = templated(headers[k], `${at}/response/headers${pointerOf(k)}`);
   const step = stepOf({
     statusCode: Number.isInteger(res.status) ? (res.status as number) : 200,

@@ -70,6 +70,13 @@ const TARGETS: Record<
   method: { ctx: (v) => makeCtx({ method: v }) },
   path: { ctx: (v) => makeCtx({ path: v }) },
   body: { ctx: (v) => makeCtx({ body: v }) },
+  // the path and the query as sent, split where a request line splits them
+  url: {
+    ctx: (v) => {
+      const q = v?.indexOf('?') ?? -1;
+      return makeCtx(q < 0 ? { path: v } : { path: v?.slice(0, q), rawQuery: v?.slice(q + 1) });
+    },
+  },
   header: { key: 'X-Tier', ctx: (v) => makeCtx({ headers: v === undefined ? { other: 'vip' } : { 'x-tier': v } }) },
   query: { key: 'q', ctx: (v) => makeCtx({ query: v === undefined ? { other: 'vip' } : { q: v } }) },
   body_json: {
@@ -102,6 +109,18 @@ function gqlCtx(g: Partial<GraphqlRequestView>): EvalContext {
   const view: GraphqlRequestView = { operationName: undefined, type: undefined, variables: {}, fields: [], ...g };
   return { ...makeCtx(), graphql: () => view };
 }
+
+describe('url', () => {
+  it('is the whole path and query: WireMock `url` equals one request line exactly', () => {
+    const c = compileCondition({ target: 'url', operator: 'equals', value: '/q?a=1' });
+    expect(c.test(makeCtx({ path: '/q', rawQuery: 'a=1' }))).toBe(true);
+    expect(c.test(makeCtx({ path: '/q', rawQuery: 'a=1&b=2' }))).toBe(false);
+    expect(c.test(makeCtx({ path: '/q', rawQuery: '' }))).toBe(false);
+    const bare = compileCondition({ target: 'url', operator: 'equals', value: '/q' });
+    expect(bare.test(makeCtx({ path: '/q', rawQuery: '' }))).toBe(true);
+    expect(bare.test(makeCtx({ path: '/q', rawQuery: 'b=2' }))).toBe(false);
+  });
+});
 
 describe('graphql_field', () => {
   it('exists when the operation selects the field at the top level', () => {

@@ -33,6 +33,8 @@ type Predicate = (actual: string) => boolean;
 const readMethod: Reader = (ctx) => ctx.req.method;
 const readPath: Reader = (ctx) => ctx.req.path;
 const readBody: Reader = (ctx) => ctx.req.body;
+/** The path and the query string as sent: `/a/b?x=1` (`/a/b` when the request has no query). */
+const readUrl: Reader = (ctx) => (ctx.req.rawQuery === '' ? ctx.req.path : `${ctx.req.path}?${ctx.req.rawQuery}`);
 const readAbsent: Reader = () => undefined;
 
 function reader(c: Condition): Reader {
@@ -43,6 +45,8 @@ function reader(c: Condition): Reader {
       return readPath;
     case 'body':
       return readBody;
+    case 'url':
+      return readUrl;
     case 'header': {
       if (c.key === undefined) return readAbsent;
       const key = c.key.toLowerCase();

@@ -109,9 +109,18 @@ export function rootPath(segs: readonly string[], output: boolean): Compiled {
   }
 }
 
+/** The Host header's name and port (80 when it names none): what the request was sent to. */
+const hostOf = (st: RenderState) => st.ctx.req.header('host')?.replace(/:\d+$/, '');
+const portOf = (st: RenderState) => {
+  const m = /:(\d+)$/.exec(st.ctx.req.header('host') ?? '');
+  return m ? Number(m[1]) : 80;
+};
+
 function requestPath(segs: readonly string[], output: boolean): Compiled {
   const second = segs[1];
   if (segs.length === 1) return ABSENT;
+  // WireMock's `request.requestLine.*` names the same data as `request.*`
+  if (second === 'requestLine') return segs.length > 2 ? requestPath(['request', ...segs.slice(2)], output) : ABSENT;
   if (segs.length === 2) {
     switch (second) {
       case 'method':
@@ -136,6 +145,12 @@ function requestPath(segs: readonly string[], output: boolean): Compiled {
         return getter(cookies);
       case 'pathSegments':
         return getter((st) => st.ctx.req.path.split('/').filter(Boolean));
+      case 'host':
+        return getter(hostOf);
+      case 'port':
+        return getter(portOf);
+      case 'scheme':
+        return getter(() => 'http');
       default:
         return ABSENT;
     }

@@ -113,6 +113,12 @@ describe('blocks', () => {
     expect(render('{{#if true}}\nyes\n{{else}}\nno\n{{/if}}\n')).toBe('yes\n');
   });
 
+  it('a backslash before {{ keeps the tag as text, as Handlebars does; two keep one backslash', () => {
+    expect(render('a \\{{request.method}} {{request.method}}')).toBe('a {{request.method}} POST');
+    expect(render('\\{{#each x}}\\{{/each}}')).toBe('{{#each x}}{{/each}}');
+    expect(render('\\\\{{request.method}}')).toBe('\\POST');
+  });
+
   it('strings in double, single and escaped double quotes, numbers, booleans, null, hash arguments', () => {
     expect(render(`{"a":"{{uppercase 'x'}}","b":"{{uppercase "y"}}","c":"{{uppercase \\"z\\"}}"}`)).toBe(
       '{"a":"X","b":"Y","c":"Z"}',

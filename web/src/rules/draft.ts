@@ -352,6 +352,7 @@ export const TARGET_LABELS: Record<ConditionTarget, string> = {
   path: 'Path',
   header: 'Header',
   query: 'Query parameter',
+  url: 'Path and query',
   body: 'Body (raw)',
   body_json: 'Body (JSON path)',
   random: 'Random',
