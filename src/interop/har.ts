@@ -8,6 +8,7 @@
 import type { Condition, Step } from '../domain/model.js';
 import { variantConditions } from './matchers.js';
 import { patternOf, RouteBook } from './route-book.js';
+import { verbatim } from './templates.js';
 import {
   CAPTURE_DROPPED_HEADERS,
   type Converted,
@@ -34,7 +35,7 @@ function responseStep(res: Json, at: string, out: Converted): Step | null {
   const status = Number(res.status);
   if (!Number.isInteger(status) || status < 100 || status > 599) {
     out.warnings.push({
-      pointer: `${at}/response/status`,
+      pointer: res.status === undefined ? `${at}/response` : `${at}/response/status`,
       message: `status ${String(res.status)} (an aborted request?) is not imported`,
     });
     return null;
@@ -60,15 +61,11 @@ function responseStep(res: Json, at: string, out: Converted): Step | null {
       body = '';
     }
   }
-  if (body.includes('{{'))
-    out.warnings.push({
-      pointer: `${at}/response/content/text`,
-      message: 'the body contains {{…}}, which Mockyard renders as a template',
-    });
   const type =
     takeContentType(headers) ??
     (typeof content.mimeType === 'string' && content.mimeType !== '' ? content.mimeType : sniffContentType(body));
-  return stepOf({ statusCode: status, body, headers: { 'content-type': type, ...headers } });
+  // a recorded answer is served as it was recorded: `{{` in it is text, not a template
+  return stepOf({ statusCode: status, body: verbatim(body), headers: { 'content-type': type, ...headers } });
 }
 
 /** A HAR log → drafts (call `isHar` first). */

@@ -15,15 +15,7 @@ import { Buckets } from './mockoon-data.js';
 import { conditionOf, type Env } from './mockoon-rules.js';
 import { patternOf, RouteBook } from './route-book.js';
 import { translateTemplate, verbatim } from './templates.js';
-import {
-  type Converted,
-  emptyConverted,
-  isObject,
-  type Json,
-  sniffContentType,
-  stepOf,
-  takeContentType,
-} from './types.js';
+import { type Converted, emptyConverted, isObject, type Json, stepOf, takeContentType } from './types.js';
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
@@ -41,6 +33,16 @@ const keyValues = (v: unknown): Record<string, string> =>
       .map((h) => [h.key as string, String(h.value ?? '')]),
   );
 
+/** A media type with `charset=utf-8` in place of any charset it names (Express's setCharset). */
+function withCharset(type: string): string {
+  const params = type
+    .split(';')
+    .slice(1)
+    .map((p) => p.trim())
+    .filter((p) => p !== '' && !/^charset=/i.test(p));
+  return [type.split(';')[0].trim(), ...params, 'charset=utf-8'].join('; ');
+}
+
 function stepOfResponse(res: Json, at: string, env: Env, templated: boolean): Step {
   let body = typeof res.body === 'string' ? res.body : '';
   let bucketBody = false;
@@ -56,8 +58,15 @@ function stepOfResponse(res: Json, at: string, env: Env, templated: boolean): St
       message: 'a file body is not imported; the answer is its inline body',
     });
   }
-  const headers = { ...env.headers, ...keyValues(res.headers) };
-  const type = takeContentType(headers) ?? sniffContentType(body);
+  // the environment's headers, then the response's (Express sets a name once, any letter case);
+  // values are templates, as Mockoon renders them
+  const headers: Record<string, string> = {};
+  for (const [k, v] of [...Object.entries(env.headers), ...Object.entries(keyValues(res.headers))]) {
+    for (const old of Object.keys(headers)) if (old.toLowerCase() === k.toLowerCase()) delete headers[old];
+    headers[k] = translateTemplate(v, { dialect: 'mockoon', pointer: `${at}/headers`, warnings: env.warnings });
+  }
+  // a body is sent with Express's res.send: a type without one is text/html, and its charset utf-8
+  const type = withCharset(takeContentType(headers) ?? 'text/html');
   if (templated && !bucketBody)
     body = translateTemplate(env.buckets.inline(body, `${at}/body`), {
       dialect: 'mockoon',

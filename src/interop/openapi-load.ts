@@ -5,6 +5,7 @@
  * never followed: the first one is named instead.
  */
 import { dereference, validate } from '@readme/openapi-parser';
+import { resolveExampleRefs } from './openapi-example-refs.js';
 
 type Json = Record<string, unknown>;
 
@@ -45,6 +46,6 @@ export async function loadHere(doc: Json, timeoutMs: number): Promise<LoadAnswer
     source = upgrade(doc, '3.0');
     swagger = true;
   }
-  const deref = (await dereference(source as never, options as never)) as unknown as Json;
+  const deref = (await dereference(resolveExampleRefs(source) as never, options as never)) as unknown as Json;
   return { ok: true, doc: deref, swagger };
 }

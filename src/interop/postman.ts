@@ -5,14 +5,15 @@
  * several examples, `x-mock-response-name` / `x-mock-response-code` pick one as on Postman's mock
  * servers; the first 2xx example (else the first) is the endpoint's answer.
  */
-import type { Condition } from '../domain/model.js';
+import type { Condition, Step } from '../domain/model.js';
 import { cond, quoteRegex } from './matchers.js';
 import { patternOf, RouteBook } from './route-book.js';
+import { verbatim } from './templates.js';
 import {
   CAPTURE_DROPPED_HEADERS,
   type Converted,
+  type DraftEndpoint,
   emptyConverted,
-  type ImportWarning,
   isObject,
   type Json,
   sniffContentType,
@@ -90,15 +91,23 @@ function urlOf(raw: unknown, vars: Map<string, string>): Url | null {
   return { path: `/${path}`, query };
 }
 
-function template(text: string, vars: Map<string, string>, pointer: string, warnings: ImportWarning[]): string {
+/**
+ * An example body: Postman's dynamic variables (`{{$guid}}`) become Mockyard helpers and the
+ * collection's variables their values; the rest is served as written, `{{unknown}}` included, as
+ * Postman's mock servers do.
+ */
+function template(text: string, vars: Map<string, string>): string {
   if (!text.includes('{{')) return text;
-  return text.replace(/\{\{\s*([^{}]+?)\s*\}\}/g, (whole, name: string) => {
-    if (DYNAMIC[name]) return `{{${DYNAMIC[name]}}}`;
+  let out = '';
+  let from = 0;
+  for (const m of text.matchAll(/\{\{\s*([^{}]+?)\s*\}\}/g)) {
+    const name = m[1];
     const known = vars.get(name);
-    if (known !== undefined) return known;
-    warnings.push({ pointer, message: `the variable ${whole} has no value or Mockyard equivalent; it renders as ""` });
-    return whole;
-  });
+    const part = DYNAMIC[name] ? `{{${DYNAMIC[name]}}}` : verbatim(known ?? m[0]);
+    out += verbatim(text.slice(from, m.index)) + part;
+    from = m.index + m[0].length;
+  }
+  return out + verbatim(text.slice(from));
 }
 
 function headersOf(raw: unknown): Record<string, string> {
@@ -134,10 +143,9 @@ function addItem(item: Json, at: string, book: RouteBook, vars: Map<string, stri
   }
   const ep = book.endpoint(method, pattern, at);
   if (!ep) return;
-  const steps = examples.map((ex, i) => {
-    const p = `${at}/response/${i}`;
+  const steps = examples.map((ex, _i) => {
     const headers = headersOf(ex.header);
-    const body = typeof ex.body === 'string' ? template(ex.body, vars, `${p}/body`, out.warnings) : '';
+    const body = typeof ex.body === 'string' ? template(ex.body, vars) : '';
     const preview =
       typeof ex._postman_previewlanguage === 'string' ? PREVIEW_TYPES[ex._postman_previewlanguage] : undefined;
     const type = takeContentType(headers) ?? preview ?? sniffContentType(body);
@@ -148,7 +156,6 @@ function addItem(item: Json, at: string, book: RouteBook, vars: Map<string, stri
       headers: { 'content-type': type, ...headers },
     });
   });
-  const name = (ex: Json, i: number) => (typeof ex.name === 'string' && ex.name !== '' ? ex.name : `example ${i + 1}`);
   // a GraphQL request (docs/graphql.md): GraphQL APIs share one URL, so each request is a rule on it,
   // matched by its operation (`query Name` in the body) or, unnamed, by its whole query
   const body = isObject(request.body) ? request.body : null;
@@ -160,7 +167,7 @@ function addItem(item: Json, at: string, book: RouteBook, vars: Map<string, stri
       steps.findIndex((s) => s.statusCode >= 200 && s.statusCode < 300),
     );
     book.addRule(ep, {
-      name: op ? `${op[1]} ${op[2]}` : name(examples[preferred], preferred),
+      name: op ? `${op[1]} ${op[2]}` : exampleName(examples[preferred], preferred),
       conditions: [
         op ? cond('body', 'contains', undefined, `${op[1]} ${op[2]}`) : cond('body_json', 'equals', 'query', query),
       ],
@@ -170,63 +177,83 @@ function addItem(item: Json, at: string, book: RouteBook, vars: Map<string, stri
     });
     return;
   }
-  // examples that name a concrete path or a query: matched by them
-  examples.forEach((ex, i) => {
-    const original = isObject(ex.originalRequest) ? urlOf(ex.originalRequest.url, vars) : null;
-    if (!original) return;
-    const conditions: Condition[] = original.query.map(([k, v]) => cond('query', 'equals', k, v));
-    const concrete = patternOf(original.path);
-    if (concrete !== pattern && !concrete.includes('/:'))
-      conditions.push(cond('path', 'matches_regex', undefined, `^${quoteRegex(original.path.replace(/\/+$/, ''))}/?$`));
-    if (conditions.length === 0) return;
+  // an example saved on another path than its request's (`/users/:id` vs `/customers`) answers on
+  // its own path, as on Postman's mock servers, which match the examples' original requests
+  const groups = new Map<string, number[]>();
+  const originals = examples.map((ex) => (isObject(ex.originalRequest) ? urlOf(ex.originalRequest.url, vars) : null));
+  originals.forEach((o, i) => {
+    const own = o && !fits(patternOf(o.path), pattern) ? patternOf(o.path, { params: false }) : pattern;
+    groups.set(own, [...(groups.get(own) ?? []), i]);
+  });
+  for (const [where, picked] of groups) {
+    const target = where === pattern ? ep : book.endpoint(method, where, at);
+    if (target) addExamples(book, target, where, picked, examples, steps, originals, at);
+  }
+}
+
+/** Does a concrete path (as a pattern of literals) fall under a request's pattern? */
+function fits(concrete: string, pattern: string): boolean {
+  const c = concrete.split('/');
+  const p = pattern.split('/');
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '*' && i === p.length - 1) return c.length >= p.length;
+    if (i >= c.length || (!p[i].startsWith(':') && p[i] !== c[i])) return false;
+  }
+  return c.length === p.length;
+}
+
+const exampleName = (ex: Json, i: number) =>
+  typeof ex.name === 'string' && ex.name !== '' ? ex.name : `example ${i + 1}`;
+
+/** The examples `picked` (indexes) on one endpoint: header picks first, then concrete paths and queries. */
+function addExamples(
+  book: RouteBook,
+  ep: DraftEndpoint,
+  pattern: string,
+  picked: number[],
+  examples: Json[],
+  steps: Step[],
+  originals: (Url | null)[],
+  at: string,
+): void {
+  const rule = (name: string, conditions: Condition[], i: number) =>
     book.addRule(ep, {
-      name: name(ex, i),
+      name,
       conditions,
       response: { mode: 'loop', steps: [steps[i]] },
       actions: [],
       pointer: `${at}/response/${i}`,
     });
-  });
-  if (examples.length > 1) {
-    examples.forEach((ex, i) => {
-      book.addRule(ep, {
-        name: `x-mock-response-name: ${name(ex, i)}`,
-        conditions: [cond('header', 'equals', 'x-mock-response-name', name(ex, i))],
-        response: { mode: 'loop', steps: [steps[i]] },
-        actions: [],
-        pointer: `${at}/response/${i}`,
-      });
-    });
+  // `x-mock-response-name` / `-code` choose before anything else does
+  if (picked.length > 1) {
+    for (const i of picked)
+      rule(
+        `x-mock-response-name: ${exampleName(examples[i], i)}`,
+        [cond('header', 'equals', 'x-mock-response-name', exampleName(examples[i], i))],
+        i,
+      );
     const byCode = new Map<number, number>();
-    steps.forEach((s, i) => {
-      if (!byCode.has(s.statusCode)) byCode.set(s.statusCode, i);
-    });
+    for (const i of picked) if (!byCode.has(steps[i].statusCode)) byCode.set(steps[i].statusCode, i);
     if (byCode.size > 1)
       for (const [code, i] of byCode)
-        book.addRule(ep, {
-          name: `x-mock-response-code: ${code}`,
-          conditions: [cond('header', 'equals', 'x-mock-response-code', String(code))],
-          response: { mode: 'loop', steps: [steps[i]] },
-          actions: [],
-          pointer: `${at}/response/${i}`,
-        });
+        rule(`x-mock-response-code: ${code}`, [cond('header', 'equals', 'x-mock-response-code', String(code))], i);
   }
-  const preferred = Math.max(
-    0,
-    steps.findIndex((s) => s.statusCode >= 200 && s.statusCode < 300),
-  );
+  // examples that name a concrete path or a query: matched by them
+  for (const i of picked) {
+    const original = originals[i];
+    if (!original) continue;
+    const conditions: Condition[] = original.query.map(([k, v]) => cond('query', 'equals', k, v));
+    const concrete = patternOf(original.path);
+    if (concrete !== pattern && !concrete.includes('/:'))
+      conditions.push(cond('path', 'matches_regex', undefined, `^${quoteRegex(original.path.replace(/\/+$/, ''))}/?$`));
+    if (conditions.length > 0) rule(exampleName(examples[i], i), conditions, i);
+  }
+  const preferred = picked.find((i) => steps[i].statusCode >= 200 && steps[i].statusCode < 300) ?? picked[0];
   const d = steps[preferred];
   const extra = Object.keys(d.headers).filter((k) => k !== 'content-type');
   if (extra.length === 0)
     book.setDefault(ep, { statusCode: d.statusCode, body: d.body, contentType: d.headers['content-type'] });
-  else
-    book.addRule(ep, {
-      name: name(examples[preferred], preferred),
-      conditions: [],
-      response: { mode: 'loop', steps: [d] },
-      actions: [],
-      pointer: `${at}/response/${preferred}`,
-    });
+  else rule(exampleName(examples[preferred], preferred), [], preferred);
 }
 
 function walk(items: unknown[], at: string, book: RouteBook, vars: Map<string, string>, out: Converted): void {
