@@ -165,6 +165,9 @@ function mockoonExpr(tokens: Token[]): string | null {
   const [head, ...rest] = tokens;
   const args = plain(rest);
   const first = args[0]?.value;
+  // a default argument (`{{queryParam 'q' 'none'}}`): Mockyard's helper of that name takes it as written
+  if (args.length > 1 && ['urlParam', 'queryParam', 'header', 'body', 'bodyRaw', 'cookie'].includes(head.value))
+    return null;
   switch (head.value) {
     case 'urlParam':
       return first ? `request.params.${first}` : null;

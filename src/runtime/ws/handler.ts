@@ -11,8 +11,6 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { nextSeq } from '../../domain/ids.js';
-import type { RuleTrace } from '../../domain/model.js';
-import type { Trigger } from '../../domain/sockets.js';
 import type { CompiledEndpoint, CompiledProject } from '../compile.js';
 import { MockContext, MockRequestView } from '../context.js';
 import type { Engine } from '../engine.js';
