@@ -156,6 +156,12 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
   });
   const mockHost = config.mockDomain ? mockHostMatcher(config.mockDomain) : null;
   const root = opts.root ? await opts.root(store) : null;
+  // with mocks at the root (serve --file) every path is a mock path, `/m/…` included; only
+  // `/m/<the files' project id>/…` keeps its meaning (docs/testing.md)
+  const rootPrefix = root === null ? null : `/m/${root.projectId}`;
+  const rootMockPath = (url: string): boolean =>
+    rootPrefix !== null &&
+    !(url === rootPrefix || url.startsWith(`${rootPrefix}/`) || url.startsWith(`${rootPrefix}?`));
   // at the root path, /api/* goes to the management API only with the admin token (a mock may
   // have its own /api/users); /healthz and /readyz stay the service's, for container health checks
   const adminBearer = config.adminToken ? Buffer.from(`Bearer ${config.adminToken}`) : null;
@@ -204,7 +210,8 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
             const slug = mockHost(targetHost ?? req.headers.host);
             if (slug !== null) return mock.byHost(req, res, slug);
           }
-          if (url.charCodeAt(0) === 47 && url.charCodeAt(1) === 109 && url.charCodeAt(2) === 47) mock.byPath(req, res);
+          if (url.charCodeAt(0) === 47 && url.charCodeAt(1) === 109 && url.charCodeAt(2) === 47 && !rootMockPath(url))
+            mock.byPath(req, res);
           else if (root === null) handler(req, res);
           else if (
             ((url.startsWith('/api/') || url === '/mcp' || url.startsWith('/mcp?')) &&
@@ -238,7 +245,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
           const slug = mockHost(targetHost ?? req.headers.host);
           if (slug !== null) return ws.at(req, socket, head, '', slug);
         }
-        if (url.startsWith('/m/')) return ws.byPath(req, socket, head);
+        if (url.startsWith('/m/') && !rootMockPath(url)) return ws.byPath(req, socket, head);
         if (root !== null && !url.startsWith('/api/') && !url.startsWith('/mcp'))
           return ws.at(req, socket, head, root.projectId, null);
         ws.refuse(socket, 404, 'Not Found', 'not_found', 'WebSocket upgrades are answered at mock URLs only');

@@ -1,9 +1,10 @@
 /**
  * `mockyard serve --file <path>` (docs/testing.md): the mocks of a file or folder on an
  * in-memory database, at the root path of the port, with no account. The management API stays at
- * /api for requests that carry MOCKYARD_ADMIN_TOKEN (it acts as the files' owner); `--watch`
- * reloads on change and keeps the sequence positions of rules that did not change; a reload that
- * fails keeps the previous mocks and says why on stderr.
+ * /api for requests that carry MOCKYARD_ADMIN_TOKEN (it acts as the files' owner); every other path,
+ * `/m/…` included, is a mock path. `--watch` reloads on change, keeps the sequence positions of rules
+ * that did not change and applies changed seeds and stored values; a reload that fails keeps the
+ * previous mocks and says why on stderr.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -65,12 +66,11 @@ export async function serveFiles(opts: ServeFilesOptions): Promise<ServingFiles>
       owner = user.id;
       project = p.id;
       report = await syncProject(store, owner, project, first, FILE_RULES_PER_ENDPOINT);
-      if (first.projectStorage.length > 0)
-        await store.hot.updateStorage({ kind: 'project', id: project }, '', () => first.projectStorage);
       return { ownerId: owner, projectId: project };
     },
   });
   const shown = report as SyncReport | null;
+  let last = shown?.state ?? null;
   for (const w of shown?.warnings.slice(0, 50) ?? []) note(`mockyard: warning ${w.pointer}: ${w.message}`);
   if ((shown?.warnings.length ?? 0) > 50) note(`mockyard: … and ${(shown?.warnings.length ?? 0) - 50} more warnings`);
 
@@ -86,7 +86,8 @@ export async function serveFiles(opts: ServeFilesOptions): Promise<ServingFiles>
         return null;
       }
       try {
-        const r = await syncProject(running.store, owner, project, next, FILE_RULES_PER_ENDPOINT);
+        const r = await syncProject(running.store, owner, project, next, FILE_RULES_PER_ENDPOINT, last);
+        last = r.state;
         note(`mockyard: reloaded ${opts.file}: ${summary(r)}`);
         return r;
       } catch (e) {

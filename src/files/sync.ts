@@ -1,11 +1,13 @@
 /**
  * Makes the served project equal to the mock files (first load and every `--watch` reload) while
  * keeping what did not change: an endpoint whose fields are the same is not touched, and a rule
- * equal to the one at its position keeps its id and its sequence position (docs/testing.md). A rule
- * that changed is updated in place (its sequence restarts only if its response changed); rules,
- * endpoints and collections the files no longer have are removed.
+ * whose content is unchanged keeps its id and its sequence position wherever it moved in the file
+ * (docs/testing.md). A rule that changed is updated in place (its sequence restarts only if its
+ * response changed); rules, endpoints and collections the files no longer have are removed. Seeds
+ * are checked as imports check them; a seed or stored value changed in the file is applied.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { checkSeed } from '../domain/collections.js';
 import type { Endpoint, RuleRecord } from '../domain/model.js';
 import { routeKey } from '../domain/paths.js';
 import type { RuleInput } from '../domain/validate.js';
@@ -13,7 +15,14 @@ import { check } from '../interop/apply.js';
 import type { Converted, ImportWarning, Skipped } from '../interop/types.js';
 import type { Store } from '../store/index.js';
 
+/** What the files said last time: stored values are applied again only when the files change them. */
+export interface SyncState {
+  projectStorage: [string, string][];
+  endpointStorage: Map<string, [string, string][]>;
+}
+
 export interface SyncReport {
+  state: SyncState;
   created: number;
   updated: number;
   removed: number;
@@ -46,14 +55,88 @@ const endpointFields = (
   graphql: e.graphql ?? null,
 });
 
+/**
+ * The endpoint's rules made equal to `next`, in its order (by priority, then as listed): rules are
+ * first paired by content, then by name, then in order. When the pairing would leave equal-priority
+ * rules in another order than the file's (the store orders ties by creation), the rules are paired
+ * by position instead. True when anything was written.
+ */
+async function syncRules(
+  store: Store,
+  ownerId: string,
+  projectId: string,
+  endpointId: string,
+  drafts: RuleInput[],
+  rulesPerEndpoint: number,
+): Promise<boolean> {
+  const old = await store.rules.list(ownerId, projectId, endpointId);
+  const next = drafts
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => a.r.priority - b.r.priority || a.i - b.i)
+    .map((x) => x.r);
+  const same = (a: RuleInput | RuleRecord, b: RuleInput) => isDeepStrictEqual(ruleFields(a), ruleFields(b));
+  // pairing: next[i] ↔ old index (or -1: created)
+  const free = new Set(old.map((_, i) => i));
+  const pair = next.map((n) => {
+    const i = old.findIndex((o, j) => free.has(j) && same(o, n));
+    if (i >= 0) free.delete(i);
+    return i;
+  });
+  next.forEach((n, k) => {
+    if (pair[k] >= 0) return;
+    const byName = old.findIndex((o, j) => free.has(j) && o.name === n.name);
+    const i = byName >= 0 ? byName : ([...free][0] ?? -1);
+    if (i >= 0) free.delete(i);
+    pair[k] = i;
+  });
+  // the store's order after the writes: priority, then creation (paired rules keep theirs)
+  const order = next
+    .map((n, k) => ({ k, p: n.priority, seq: pair[k] >= 0 ? pair[k] : old.length + k }))
+    .sort((a, b) => a.p - b.p || a.seq - b.seq)
+    .map((x) => x.k);
+  if (order.some((k, i) => k !== i))
+    next.forEach((_, k) => {
+      pair[k] = k < old.length ? k : -1;
+    });
+  let wrote = false;
+  const used = new Set(pair.filter((i) => i >= 0));
+  for (const [k, n] of next.entries()) {
+    const was = pair[k] >= 0 ? old[pair[k]] : undefined;
+    if (was && same(was, n)) continue;
+    wrote = true;
+    if (was)
+      await store.rules.update(ownerId, projectId, endpointId, was.id, n, !isDeepStrictEqual(was.response, n.response));
+    else await store.rules.create(ownerId, projectId, endpointId, n, rulesPerEndpoint);
+  }
+  for (const [i, was] of old.entries())
+    if (!used.has(i)) {
+      wrote = true;
+      await store.rules.delete(ownerId, projectId, endpointId, was.id);
+    }
+  return wrote;
+}
+
+/** Seeds checked as imports check them: a bad one is a warning and an empty collection. */
+function seedOf(c: Converted['collections'][number], report: SyncReport) {
+  try {
+    return checkSeed(c.seed, c.idField);
+  } catch (e) {
+    report.warnings.push({ pointer: c.pointer, message: `seed not loaded: ${(e as Error).message}` });
+    return [];
+  }
+}
+
 export async function syncProject(
   store: Store,
   ownerId: string,
   projectId: string,
   conv: Converted,
   rulesPerEndpoint: number,
+  was: SyncState | null = null,
 ): Promise<SyncReport> {
+  const now: SyncState = { projectStorage: conv.projectStorage, endpointStorage: new Map() };
   const report: SyncReport = {
+    state: now,
     created: 0,
     updated: 0,
     removed: 0,
@@ -70,13 +153,17 @@ export async function syncProject(
   if (JSON.stringify(project.config) !== JSON.stringify(config))
     await store.projects.update(ownerId, projectId, { config });
 
+  if (was === null ? conv.projectStorage.length > 0 : !isDeepStrictEqual(was.projectStorage, conv.projectStorage))
+    await store.hot.updateStorage({ kind: 'project', id: projectId }, '', () => conv.projectStorage);
+
   const current = new Map((await store.collections.list(ownerId, projectId)).map((c) => [c.name, c]));
   for (const c of conv.collections) {
     const had = current.get(c.name);
     current.delete(c.name);
-    if (!had) await store.collections.create(ownerId, projectId, c.name, { idField: c.idField, seed: c.seed });
-    else if (had.idField !== c.idField || !isDeepStrictEqual(had.seed, c.seed))
-      await store.collections.update(ownerId, projectId, c.name, { idField: c.idField, seed: c.seed });
+    const seed = seedOf(c, report);
+    if (!had) await store.collections.create(ownerId, projectId, c.name, { idField: c.idField, seed });
+    else if (had.idField !== c.idField || !isDeepStrictEqual(had.seed, seed))
+      await store.collections.update(ownerId, projectId, c.name, { idField: c.idField, seed });
   }
   for (const name of current.keys()) await store.collections.delete(ownerId, projectId, name);
 
@@ -104,18 +191,12 @@ export async function syncProject(
       endpoint = await store.endpoints.update(ownerId, projectId, endpoint.id, d.input);
       touch();
     }
-    const old = await store.rules.list(ownerId, projectId, endpoint.id);
-    for (let i = 0; i < Math.max(old.length, d.rules.length); i++) {
-      const was = old[i];
-      const next = d.rules[i];
-      if (was && next) {
-        if (isDeepStrictEqual(ruleFields(was), ruleFields(next))) continue;
-        const resetSequence = !isDeepStrictEqual(was.response, next.response);
-        await store.rules.update(ownerId, projectId, endpoint.id, was.id, next, resetSequence);
-      } else if (next) await store.rules.create(ownerId, projectId, endpoint.id, next, rulesPerEndpoint);
-      else if (was) await store.rules.delete(ownerId, projectId, endpoint.id, was.id);
-      touch();
-    }
+    if (await syncRules(store, ownerId, projectId, endpoint.id, d.rules, rulesPerEndpoint)) touch();
+    // a stored value changed in the file is applied (the values mock traffic wrote are replaced)
+    const before = was?.endpointStorage.get(key);
+    if (before !== undefined && !isDeepStrictEqual(before, d.storage))
+      await store.hot.updateStorage({ kind: 'endpoint', id: endpoint.id }, '', () => d.storage);
+    now.endpointStorage.set(key, d.storage);
     report[state]++;
   }
   for (const gone of existing.values()) {

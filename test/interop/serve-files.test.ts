@@ -176,6 +176,79 @@ describe('mockyard serve --file', () => {
     expect((await get('/seq')).text).toBe('y');
   });
 
+  it('--watch knows rules by content, applies changed seeds and stored values, checks seeds; /m/… is a mock path', async () => {
+    const doc = (o: { first: string; extra: boolean; seed: object[]; tier: string; mode: string }) => ({
+      mockyard: 1,
+      project: { name: 'w2' },
+      endpoints: [
+        {
+          method: 'GET',
+          path: '/seq',
+          // not sorted by priority in the file
+          rules: [
+            ...(o.extra
+              ? [{ name: 'new', priority: 0, conditions: [{ target: 'header', key: 'x-new', operator: 'exists' }] }]
+              : []),
+            { name: 'late', priority: 9, conditions: [{ target: 'query', key: 'late', operator: 'exists' }] },
+            {
+              name: 'seq',
+              priority: 1,
+              response: { steps: ['a', 'b', 'c'].map((b) => ({ statusCode: 200, body: b })) },
+            },
+            {
+              name: 'first',
+              priority: 0,
+              conditions: [{ target: 'header', key: 'x-first', operator: 'equals', value: o.first }],
+            },
+          ],
+        },
+        { method: 'GET', path: '/tier', responseBody: '{{endpoint.tier}}/{{project.mode}}', rules: [] },
+        { method: 'GET', path: '/m/legacy/ping', responseBody: 'pong', rules: [] },
+        { method: 'GET', path: '/items/:id', data: { collection: 'items', operation: 'get' }, rules: [] },
+      ],
+      collections: [{ name: 'items', idField: 'id', seed: o.seed }],
+      storage: { 'GET /tier': { tier: o.tier } },
+      projectStorage: { mode: o.mode },
+    });
+    const file = write(
+      'watch2/mocks.json',
+      doc({ first: '1', extra: false, seed: [{ id: 1, v: 'one' }], tier: 'gold', mode: 'dark' }),
+    );
+    const { get, s } = await serve(file, true);
+    expect((await get('/seq')).text).toBe('a');
+    expect((await get('/tier')).text).toBe('gold/dark');
+    expect((await get('/items/1')).json).toEqual({ id: 1, v: 'one' });
+    // every path is a mock path under serve --file, /m/… included
+    expect((await get('/m/legacy/ping')).text).toBe('pong');
+
+    // a rule added before it and another rule changed: the sequence rule keeps its position
+    fs.writeFileSync(
+      file,
+      JSON.stringify(doc({ first: '2', extra: true, seed: [{ id: 1, v: 'uno' }], tier: 'silver', mode: 'light' })),
+    );
+    await pollFor(async () => (await get('/tier')).text === 'silver/light');
+    const r = await s.settled();
+    expect(r?.updated).toBeGreaterThan(0);
+    expect((await get('/seq')).text).toBe('b');
+    expect((await get('/items/1')).json).toEqual({ id: 1, v: 'uno' });
+    // a reload that changes nothing writes nothing, and positions stay
+    fs.writeFileSync(
+      file,
+      JSON.stringify(doc({ first: '2', extra: true, seed: [{ id: 1, v: 'uno' }], tier: 'silver', mode: 'light' })),
+    );
+    await pollFor(async () => (await s.settled())?.unchanged === 4);
+    expect((await get('/seq')).text).toBe('c');
+
+    // a seed with two items of one id: a warning, an empty collection, no 500s
+    const bad = write(
+      'badseed/mocks.json',
+      doc({ first: '1', extra: false, seed: [{ id: 1 }, { id: 1 }], tier: 't', mode: 'm' }),
+    );
+    const b = await serve(bad);
+    expect(b.notes.some((n) => n.includes('seed not loaded'))).toBe(true);
+    expect((await b.get('/items/1')).status).toBe(404);
+  });
+
   it('names the file that cannot be read, parsed or recognised', async () => {
     await expect(serveFiles({ file: path.join(dir, 'missing.json'), env })).rejects.toThrow(MockFileError);
     const bad = write('bad/x.yaml', 'a: [1\n');
