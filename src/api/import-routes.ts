@@ -27,6 +27,8 @@ export const YAML_TYPES = [
   'text/x-yaml',
   'application/vnd.oai.openapi',
 ];
+/** A `.zip` of mock files (a folder of WireMock mappings with __files, a split OpenAPI description…). */
+export const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed'];
 
 export const ImportReportSchema = ImportReportRecord;
 const OnConflictQuery = Type.Object({
@@ -98,6 +100,8 @@ export function importRoutes(app: FastifyInstance, deps: ApiDeps): void {
     );
 
     contractRoutes(scope, deps, YAML_TYPES);
+    // zips on the import routes only (the contract takes one document)
+    scope.addContentTypeParser(ZIP_TYPES, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     // a GraphQL schema comes as SDL text too: those media types on its route only
     scope.register(async (inner) => {
       inner.addContentTypeParser(['application/graphql', 'text/plain'], { parseAs: 'buffer' }, (_req, body, done) =>
@@ -118,7 +122,7 @@ export function importRoutes(app: FastifyInstance, deps: ApiDeps): void {
           schema: {
             tags,
             summary,
-            consumes: ['application/json', ...YAML_TYPES],
+            consumes: ['application/json', ...YAML_TYPES, ...ZIP_TYPES],
             querystring: format === 'openapi' || format === null ? OpenApiQuery : OnConflictQuery,
             body: AnyDocument(summary),
             response: { 200: ImportReportSchema, 409: ErrorSchema },
@@ -129,7 +133,10 @@ export function importRoutes(app: FastifyInstance, deps: ApiDeps): void {
           const project = await store.projects.require(me.id, req.params.projectId);
           const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
           const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-          const converted = await importPool().convert(me.id, body, YAML_TYPES.includes(type), format);
+          const zip = ZIP_TYPES.includes(type);
+          const converted = zip
+            ? await importPool().convertZip(me.id, body, config.maxImportBytes)
+            : await importPool().convert(me.id, body, YAML_TYPES.includes(type), format);
           const report = await applyImport(store, me.id, project, converted, {
             onConflict: req.query.onConflict ?? 'fail',
             maxEndpoints: config.maxEndpointsPerProject,
@@ -137,7 +144,13 @@ export function importRoutes(app: FastifyInstance, deps: ApiDeps): void {
             storage: config.caps,
           });
           // an OpenAPI import attaches its document as the contract too (docs/contract.md)
-          if (converted.format === 'openapi' && req.query.contract !== 'false') {
+          if (zip && (converted.format === 'openapi' || converted.format === 'swagger'))
+            report.warnings.push({
+              pointer: '',
+              message:
+                'a description from a zip is not attached as the contract: attach one document with PUT …/contract',
+            });
+          else if (converted.format === 'openapi' && req.query.contract !== 'false') {
             try {
               const doc = parseDocument(body.toString('utf8'), YAML_TYPES.includes(type));
               await attachContract(deps, me.id, project.id, doc);

@@ -80,7 +80,12 @@ export async function api<T = unknown>(
     res = await fetch(`${conn.url}${p}`, {
       method,
       headers,
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      body:
+        body === undefined
+          ? undefined
+          : typeof body === 'string' || body instanceof Uint8Array
+            ? body
+            : JSON.stringify(body),
       signal: AbortSignal.timeout(120_000),
     });
   } catch (e) {

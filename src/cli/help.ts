@@ -12,7 +12,7 @@ export const HELP: Record<string, string> = {
 Commands:
   serve                          run the service (management API, dashboard and mock traffic)
   serve --file <path>            serve the mocks of a file or folder at the root path, no account
-  import <file>                  import OpenAPI, Swagger, WireMock, Mockoon, Postman, HAR or an export
+  import <file|folder|zip>       import OpenAPI, Swagger, WireMock, Mockoon, Postman, HAR or an export
   export <project>               print a project as a JSON export document
   mcp                            serve the MCP tools over stdio to a running service (agents)
   lint --contract <openapi> <mocks>  check mock files against an OpenAPI contract (exit 1 on problems)
@@ -50,11 +50,13 @@ Options:
   --file PATH       serve the mocks of this file or folder (see above)
   --watch           with --file: reload on change, keeping the sequence positions of unchanged rules
   -h, --help        this help`,
-  import: `Usage: mockyard import <file> --project <name> [--format F] [--url URL] [--token T]
+  import: `Usage: mockyard import <file|folder|zip> --project <name> [--format F] [--url URL] [--token T]
 
 Imports a document into the project with that name (or id), creating the project when there is none:
 OpenAPI 3.0/3.1, Swagger 2.0, WireMock mappings, a Mockoon environment, a Postman collection v2.x, a
 HAR capture or a Mockyard export (.json, .yaml or .yml). The format is detected unless --format says it.
+A folder or a .zip is sent as a zip: every file in it is imported, with WireMock's __files bodies,
+Mockoon file bodies and the parts of a split OpenAPI description read from it.
 Prints the report: created, replaced, skipped and the warnings for what was not translated.
 
 Options:

@@ -1,9 +1,14 @@
-/** `mockyard import <file> --project <name>`: a document into a project (created when missing), with the report. */
+/**
+ * `mockyard import <file|folder|zip> --project <name>`: mocks into a project (created when missing), with
+ * the report. A folder goes as a zip of its files (WireMock `__files`, Mockoon file bodies, a split
+ * OpenAPI description: docs/interop.md "Folders and zips").
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ImportReport } from '../interop/apply.js';
 import { api, CliError, connection, findProject, type ProjectRef, parse, print, UsageError } from './common.js';
 import { FORMATS, HELP } from './help.js';
+import { zipFolder } from './zip-folder.js';
 
 export async function importFile(args: string[]): Promise<void> {
   const { values, positionals } = parse(args, {
@@ -25,16 +30,26 @@ export async function importFile(args: string[]): Promise<void> {
   if (!['fail', 'skip', 'replace'].includes(mode)) throw new UsageError('--on-conflict must be fail, skip or replace');
   const conn = connection(values as { url?: string; token?: string });
   const file = positionals[0];
-  let text: string;
+  let body: string | Uint8Array;
+  let contentType: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    if (fs.statSync(file).isDirectory()) {
+      body = zipFolder(file);
+      contentType = 'application/zip';
+    } else if (path.extname(file).toLowerCase() === '.zip') {
+      body = fs.readFileSync(file);
+      contentType = 'application/zip';
+    } else {
+      const text = fs.readFileSync(file, 'utf8');
+      const ext = path.extname(file).toLowerCase();
+      const json = ext === '.json' || (ext !== '.yaml' && ext !== '.yml' && /^\s*[{[]/.test(text));
+      body = text;
+      contentType = json ? 'application/json' : 'application/yaml';
+    }
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     throw new CliError(`cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
   }
-  const ext = path.extname(file).toLowerCase();
-  const json = ext === '.json' || (ext !== '.yaml' && ext !== '.yml' && /^\s*[{[]/.test(text));
-  const contentType = json ? 'application/json' : 'application/yaml';
 
   let project = await findProject(conn, values.project as string);
   let createdProject = false;
@@ -46,7 +61,7 @@ export async function importFile(args: string[]): Promise<void> {
     conn,
     'POST',
     `/api/projects/${encodeURIComponent(project.id)}/import${format ? `/${format}` : ''}?onConflict=${mode}`,
-    text,
+    body,
     contentType,
   );
   if (values.json) return print(JSON.stringify({ project, ...answer }, null, 2));

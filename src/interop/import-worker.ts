@@ -7,6 +7,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { AppError } from '../domain/errors.js';
+import { zipBundle } from './bundle.js';
+import { BundleFileError, convertBundle } from './bundle-convert.js';
 import { convertDocument } from './convert.js';
 import { parseJsonLenient } from './json-comments.js';
 import { checkOpenApiVersion, loadedOrThrow, parseYaml } from './openapi-import.js';
@@ -17,6 +19,8 @@ import type { Task, WorkerAnswer } from './parser-pool.js';
 type Answer = WorkerAnswer extends infer T ? (T extends unknown ? Omit<T, 'id'> : never) : never;
 
 const timeoutMs: number = workerData?.timeoutMs ?? 20_000;
+/** The most files a zip may hold. */
+const ZIP_FILES = 5000;
 
 function parse(text: string, yaml: boolean): unknown {
   if (text.trim() === '')
@@ -45,6 +49,17 @@ async function run(task: Task): Promise<Answer> {
     return { kind: 'load', ...(await loadHere(task.doc as Record<string, unknown>, timeoutMs)) };
   }
   try {
+    if (task.kind === 'zip') {
+      const bundle = await zipBundle(task.input, { maxBytes: task.maxBytes, maxFiles: ZIP_FILES });
+      try {
+        return { kind: 'convert', ok: true, conv: await convertBundle(bundle, loadHereOrThrow) };
+      } catch (e) {
+        if (!(e instanceof BundleFileError)) throw e;
+        throw new AppError('validation_failed', `A file of the zip cannot be imported: ${e.message}`, [
+          { path: `/${e.file}`, message: e.message.slice(e.file.length + 2) },
+        ]);
+      }
+    }
     const doc =
       task.input instanceof Uint8Array
         ? parse(

@@ -34,7 +34,9 @@ function workerFile(): URL {
 /** What a worker does: validate and dereference (`load`), or parse, detect and convert (`convert`). */
 export type Task =
   | { kind: 'load'; doc: unknown }
-  | { kind: 'convert'; input: Uint8Array | unknown; yaml: boolean; format: ImportFormat | null };
+  | { kind: 'convert'; input: Uint8Array | unknown; yaml: boolean; format: ImportFormat | null }
+  /** a `.zip` of mock files (interop/bundle.ts), at most `maxBytes` once inflated */
+  | { kind: 'zip'; input: Uint8Array; maxBytes: number };
 
 export type WorkerAnswer =
   | ({ id: number; kind: 'load' } & LoadAnswer)
@@ -80,7 +82,7 @@ class Slot {
 const BOOT_MS = 30_000;
 
 /** The task's bytes in an ArrayBuffer of their own (a pooled Buffer shares one: copy it once). */
-function ownBuffer(t: Extract<Task, { kind: 'convert' }>): ArrayBuffer {
+function ownBuffer(t: Extract<Task, { kind: 'convert' | 'zip' }>): ArrayBuffer {
   const b = t.input as Uint8Array;
   if (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer) return b.buffer;
   const copy = new Uint8Array(b);
@@ -127,6 +129,14 @@ export class ParserPool {
     format: ImportFormat | null,
   ): Promise<Converted> {
     const a = await this.run(owner, { kind: 'convert', input, yaml, format });
+    if (a.kind !== 'convert') throw new Error('unexpected worker answer');
+    if (a.ok) return a.conv;
+    throw new AppError(a.error.code, a.error.message, a.error.details);
+  }
+
+  /** The mocks of an uploaded `.zip`, converted in a worker. */
+  async convertZip(owner: string, input: Uint8Array, maxBytes: number): Promise<Converted> {
+    const a = await this.run(owner, { kind: 'zip', input, maxBytes });
     if (a.kind !== 'convert') throw new Error('unexpected worker answer');
     if (a.ok) return a.conv;
     throw new AppError(a.error.code, a.error.message, a.error.details);
@@ -255,7 +265,7 @@ export class ParserPool {
     try {
       const t = job.task;
       // the uploaded bytes are moved, not copied: a 32 MiB body costs the main thread nothing here
-      const transfer = t.kind === 'convert' && t.input instanceof Uint8Array ? [ownBuffer(t)] : [];
+      const transfer = t.kind !== 'load' && t.input instanceof Uint8Array ? [ownBuffer(t)] : [];
       w.postMessage({ id, task: t }, transfer);
     } catch {
       if (settled) return;
