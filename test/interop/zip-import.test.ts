@@ -148,8 +148,8 @@ describe('imports of folders and zips (sqlite)', () => {
     });
     const hello = await s.client.mock(pid, 'GET', '/hello');
     expect(hello.json).toEqual({ hello: 'from a file' });
-    const escape = await s.client.mock(pid, 'GET', '/escape');
-    expect(escape.text).not.toContain('must not be served');
+    const escaped = await s.client.mock(pid, 'GET', '/escape');
+    expect(escaped.text).not.toContain('must not be served');
   });
 
   it('Mockoon: a FILE body read beside the environment (type from its name, an attachment unless sent as body)', async () => {

@@ -52,7 +52,11 @@ export const WIREMOCK_NAMES: readonly PeerName[] = [
   { name: 'request.cookies', mockyard: 'request.cookies' },
   { name: 'request.body', mockyard: 'request.body' },
   { name: 'request.method', mockyard: 'request.method' },
-  { name: 'request.requestLine', mockyard: 'request.requestLine', note: '`.port`, `.host`, `.scheme`, `.method`, `.path`, `.query`…' },
+  {
+    name: 'request.requestLine',
+    mockyard: 'request.requestLine',
+    note: '`.port`, `.host`, `.scheme`, `.method`, `.path`, `.query`…',
+  },
   { name: 'xPath', mockyard: null, note: 'XML bodies are not parsed' },
   { name: 'soapXPath', mockyard: null, note: 'XML bodies are not parsed' },
   { name: 'formatXml', mockyard: null, note: 'XML bodies are not parsed' },
