@@ -128,7 +128,7 @@ export async function request<T>(method: string, url: string, body?: unknown, si
 export async function send<T>(
   method: string,
   url: string,
-  body?: { text: string; contentType: string },
+  body?: { text: string | Blob; contentType: string },
   signal?: AbortSignal,
 ): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -304,6 +304,12 @@ export const api = {
   deleteContract: (pid: string) => request<void>('DELETE', `/api/projects/${enc(pid)}/contract`),
   lintContract: (pid: string, signal?: AbortSignal) =>
     request<LintReport>('GET', `/api/projects/${enc(pid)}/contract/lint`, undefined, signal),
+  /** A folder or a zip of mock files (docs/interop.md "Folders and zips"). */
+  importZip: (pid: string, zip: Blob, onConflict: OnConflict) =>
+    send<ImportReport>('POST', `/api/projects/${enc(pid)}/import?onConflict=${onConflict}`, {
+      text: zip,
+      contentType: 'application/zip',
+    }),
   importDocument: (pid: string, text: string, onConflict: OnConflict, format: ImportFormat | '') =>
     send<ImportReport>(
       'POST',

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { ApiError, api, documentType } from '../api';
 import type { ImportFormat, ImportReport, OnConflict } from '../types';
+import { type Archive, ArchiveInput } from './ArchiveInput';
 import { DocumentInput, ErrorDetails } from './DocumentInput';
 import { FormActions, Modal } from './Modal';
 import { MethodBadge } from './ui';
@@ -123,17 +124,20 @@ export function ImportDialog({
   const [error, setError] = useState<unknown>(null);
   const [report, setReport] = useState<ImportReport | null>(null);
   const [format, setFormat] = useState<ImportFormat | ''>('');
+  const [archive, setArchive] = useState<Archive | null>(null);
 
   const run = async (mode: OnConflict) => {
-    if (!text.trim()) {
-      setError(new Error('Choose a file or paste a document first.'));
+    if (!text.trim() && !archive) {
+      setError(new Error('Choose a file, paste a document, or pick a folder or a zip first.'));
       return;
     }
     setBusy(true);
     setError(null);
     setReport(null);
     try {
-      const r = await api.importDocument(projectId, text, mode, format);
+      const r = archive
+        ? await api.importZip(projectId, archive.blob, mode)
+        : await api.importDocument(projectId, text, mode, format);
       setReport(r);
       setOnConflict(mode);
       if (r.created.length + r.replaced.length > 0) onImported();
@@ -162,6 +166,7 @@ export function ImportDialog({
               onClick={() => {
                 setReport(null);
                 setText('');
+                setArchive(null);
               }}
             >
               Import another
@@ -176,8 +181,9 @@ export function ImportDialog({
           <p className="dialog-body">
             Bring mocks from an OpenAPI 3.x or Swagger 2.0 description, WireMock mappings, a Mockoon environment, a
             Postman collection with saved examples, a HAR capture or a Mockyard export. Stubs on one route become one
-            endpoint with rules; what cannot be translated is listed as a warning. External <code>$ref</code>s are not
-            followed.
+            endpoint with rules; what cannot be translated is listed as a warning. A folder or a zip brings WireMock{' '}
+            <code>__files</code> bodies, Mockoon file bodies and an OpenAPI description split in files; nothing outside
+            it is read.
           </p>
           <div className="field">
             <label htmlFor="import-format">Format</label>
@@ -200,6 +206,13 @@ export function ImportDialog({
             }}
             placeholder={EXAMPLE}
             hint={kind ? `Sent as ${kind}. At most 32 MiB.` : 'JSON or YAML, at most 32 MiB.'}
+          />
+          <ArchiveInput
+            value={archive}
+            onChange={(a) => {
+              setArchive(a);
+              setError(null);
+            }}
           />
           <div className="field">
             <label htmlFor="openapi-conflict">When an endpoint already answers the route</label>
