@@ -36,6 +36,7 @@ export const CONDITION_TARGETS = [
   'header',
   'query',
   'url',
+  'query_string',
   'body',
   'body_json',
   'random',

@@ -20,6 +20,8 @@ export function receivedValue(c: Condition, e: RequestLogEntry): { known: boolea
       const v = new URLSearchParams(e.query ?? '').get(c.key ?? '');
       return { known: true, value: v ?? undefined };
     }
+    case 'query_string':
+      return { known: true, value: e.query ? e.query : undefined };
     case 'url':
       return { known: true, value: e.query ? `${e.path}?${e.query}` : e.path };
     case 'body':
@@ -82,6 +84,7 @@ const TARGET_WORDS: Record<Condition['target'], string> = {
   header: 'header',
   query: 'query parameter',
   url: 'the path and query',
+  query_string: 'the query string',
   body: 'the body',
   body_json: 'the JSON body at',
   random: 'a random draw',

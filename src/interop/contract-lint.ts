@@ -10,6 +10,7 @@ import { MockContext, MockRequestView } from '../runtime/context.js';
 import { type CompiledContract, compileContract, type Operation } from '../runtime/contract/compile.js';
 import { responseViolations } from '../runtime/contract/response.js';
 import { CapExceeded, compileTemplate } from '../runtime/template.js';
+import { NO_MATCH } from './route-book.js';
 
 export interface LintProblem {
   where: string;
@@ -84,7 +85,9 @@ export function lintEndpoints(
     const base = { 'content-type': e.contentType, ...e.headers };
     // a rule without conditions answers every request: the default is never sent (WireMock's imports)
     const shadowed = e.rules.some((r) => r.active !== false && r.response && (r.conditions?.length ?? 1) === 0);
-    if (!shadowed)
+    // an import's "no stub matched" answer (route-book.ts) is the tool's 404, not an answer it mocks
+    const noMatch = e.rules.length > 0 && e.statusCode === NO_MATCH.statusCode && e.responseBody === NO_MATCH.body;
+    if (!shadowed && !noMatch)
       problems.push(...check(op, 'default', e.statusCode, base, render(e.responseBody, e.method, e.path, config)));
     for (const r of e.rules) {
       r.response?.steps.forEach((s, i) => {

@@ -124,3 +124,50 @@ function literal(v: unknown): string {
   }
   return `(parseJson "${safe.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}")`;
 }
+
+/** The project variable a Mockoon global variable becomes (docs/interop.md). */
+export const globalVar = (name: string) => `global_${name.replace(/[^A-Za-z0-9_]/g, '_')}`.slice(0, 64);
+
+const QUOTED = `(?:'([^']*)'|"([^"]*)")`;
+
+/**
+ * Mockoon's global variables, kept across requests, as project variables (per mock session):
+ * `{{setGlobalVar 'n' value}}` written at the top level of a body becomes a `store_variable` action
+ * (scope project) and leaves the body, `{{getGlobalVar 'n'}}` reads `{{project.global_n}}`. A
+ * `setGlobalVar` inside a block stays (it then lives for that render only, with a warning).
+ */
+export function globalVars(
+  body: string,
+  pointer: string,
+  warnings: ImportWarning[],
+): { body: string; sets: { name: string; value: string }[] } {
+  if (!body.includes('GlobalVar')) return { body, sets: [] };
+  const sets: { name: string; value: string }[] = [];
+  let depth = 0;
+  let out = '';
+  let from = 0;
+  const tag = /\{\{~?\s*([#/]?)([^{}]*?)\s*~?\}\}/g;
+  const set = new RegExp(`^setGlobalVar\\s+${QUOTED}\\s+(.+)$`);
+  for (const m of body.matchAll(tag)) {
+    if (m[1] === '#') depth++;
+    else if (m[1] === '/') depth = Math.max(0, depth - 1);
+    const s = m[1] === '' ? set.exec(m[2]) : null;
+    if (!s) continue;
+    if (depth > 0) {
+      warnings.push({ pointer, message: 'setGlobalVar inside a block keeps its value for this answer only' });
+      continue;
+    }
+    const value = s[3].trim().replace(/^\((.*)\)$/s, '$1');
+    sets.push({ name: globalVar(s[1] ?? s[2] ?? ''), value: `{{${value}}}` });
+    out += body.slice(from, m.index);
+    from = (m.index ?? 0) + m[0].length;
+  }
+  out += body.slice(from);
+  out = out
+    .replace(
+      new RegExp(`\\{\\{~?\\s*getGlobalVar\\s+${QUOTED}\\s*~?\\}\\}`, 'g'),
+      (_w, a, b) => `{{project.${globalVar(a ?? b)}}}`,
+    )
+    .replace(new RegExp(`\\(\\s*getGlobalVar\\s+${QUOTED}\\s*\\)`, 'g'), (_w, a, b) => `project.${globalVar(a ?? b)}`);
+  return { body: out, sets };
+}

@@ -5,7 +5,7 @@
  */
 import type { Condition } from '../domain/model.js';
 import { cond, mockoonCondition, quoteRegex } from './matchers.js';
-import type { Buckets } from './mockoon-data.js';
+import { type Buckets, globalVar } from './mockoon-data.js';
 import { jsonPathToDots } from './templates.js';
 import type { ImportWarning, Json } from './types.js';
 
@@ -57,6 +57,10 @@ export function conditionOf(r: Json, at: string, pattern: string, env: Env): Tes
   const modifier = typeof r.modifier === 'string' ? r.modifier : '';
   const warnings = env.warnings;
   switch (r.target) {
+    case 'global_var':
+      // a global variable is a project variable here (mockoon-data.ts)
+      if (modifier === '' || modifier.includes('.')) break;
+      return mockoonCondition('project', globalVar(modifier), r, at, warnings);
     case 'data_bucket': {
       // a bucket is fixed when the server starts: the rule's outcome is known at import
       const parts = modifier.split('.');

@@ -11,7 +11,7 @@ import { RESOURCE } from '../domain/collections.js';
 import { COLLECTION_NAME } from '../domain/constants.js';
 import type { Action, Condition, Step } from '../domain/model.js';
 import { cond } from './matchers.js';
-import { Buckets } from './mockoon-data.js';
+import { Buckets, globalVars } from './mockoon-data.js';
 import { conditionOf, type Env } from './mockoon-rules.js';
 import { patternOf, RouteBook } from './route-book.js';
 import { translateTemplate, verbatim } from './templates.js';
@@ -68,7 +68,7 @@ function stepOfResponse(res: Json, at: string, env: Env, templated: boolean): St
   // a body is sent with Express's res.send: a type without one is text/html, and its charset utf-8
   const type = withCharset(takeContentType(headers) ?? 'text/html');
   if (templated && !bucketBody)
-    body = translateTemplate(env.buckets.inline(body, `${at}/body`), {
+    body = translateTemplate(env.buckets.inline(globalVars(body, `${at}/body`, env.warnings).body, `${at}/body`), {
       dialect: 'mockoon',
       pointer: `${at}/body`,
       warnings: env.warnings,
@@ -85,6 +85,19 @@ function stepOfResponse(res: Json, at: string, env: Env, templated: boolean): St
 }
 
 function actionsOf(res: Json, at: string, env: Env): Action[] {
+  // top-level setGlobalVar of a rendered body: stored in the project (its warnings come from stepOfResponse)
+  const rendered = res.disableTemplating !== true && res.bodyType !== 'DATABUCKET' && typeof res.body === 'string';
+  const sets: Action[] = (rendered ? globalVars(res.body as string, '', []).sets : []).map((s) => ({
+    type: 'store_variable',
+    name: s.name,
+    value: translateTemplate(s.value, { dialect: 'mockoon', pointer: `${at}/body`, warnings: [] }),
+    scope: 'project',
+    onError: 'continue',
+  }));
+  return [...sets, ...callbackActions(res, at, env)];
+}
+
+function callbackActions(res: Json, at: string, env: Env): Action[] {
   return list(res.callbacks).flatMap((c, i): Action[] => {
     const cb = env.callbacks.get(String(c.uuid ?? ''));
     if (!cb || typeof cb.uri !== 'string') {

@@ -19,6 +19,8 @@ import { routeKey } from '../runtime/router.js';
 import type { Store } from '../store/index.js';
 import { variantConditions } from './matchers.js';
 import { patternOf } from './route-book.js';
+import { recordedEvents } from './sse-record.js';
+import { verbatim } from './templates.js';
 
 export type { Recording };
 
@@ -112,23 +114,40 @@ export class Recorder implements RecorderPort {
     const endpoints = await this.store.endpoints.list(owner.id, r.projectId);
     const key = `${r.method} ${routeKey(pattern)}`;
     let endpoint = endpoints.find((e) => `${e.method} ${routeKey(e.path)}` === key);
-    const step = { statusCode: r.answer.status, body, headers: contentType ? { 'content-type': contentType } : {} };
+    // served as recorded: `{{` in an answer is text, not a template
+    const step: Record<string, unknown> = {
+      statusCode: r.answer.status,
+      body: verbatim(body),
+      headers: contentType ? { 'content-type': contentType } : {},
+    };
+    // an upstream stream becomes an `events` step with the delays it showed, always as a rule (an
+    // endpoint's own answer is one body)
+    const sse = contentType.toLowerCase().startsWith('text/event-stream');
+    if (sse) {
+      const encoded = (r.answer.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+      const events = recordedEvents(body, encoded === 'identity' || encoded === '' ? (r.answer.arrivals ?? []) : []);
+      Object.assign(step, { body: '', events });
+    }
     if (!endpoint) {
       const input = validateEndpoint({
         method: r.method,
         path: pattern,
         statusCode: r.answer.status,
-        responseBody: body,
+        responseBody: verbatim(body),
         contentType,
       });
       endpoint = await this.store.endpoints.create(owner.id, r.projectId, input);
-      if (conditions.length === 0) return;
+      if (conditions.length === 0 && !sse) return;
     } else {
       const rules = await this.store.rules.list(owner.id, r.projectId, endpoint.id);
       const same = JSON.stringify(conditions);
-      if (conditions.length === 0 || rules.some((x) => JSON.stringify(x.conditions) === same)) return;
+      if ((conditions.length === 0 && !sse) || rules.some((x) => JSON.stringify(x.conditions) === same)) return;
     }
-    const name = `recorded ${conditions.map((c) => `${c.key ?? c.target}=${c.value ?? ''}`).join(' ')}`.slice(0, 100);
+    const name = (
+      conditions.length === 0
+        ? 'recorded stream'
+        : `recorded ${conditions.map((c) => `${c.key ?? c.target}=${c.value ?? ''}`).join(' ')}`
+    ).slice(0, 100);
     const rule = validateRule({ name, conditions, response: { mode: 'loop', steps: [step] } });
     try {
       await this.store.rules.create(

@@ -77,8 +77,11 @@ function urlOf(req: Json): Where {
       .map((s) => (s.startsWith(':') ? s.slice(1) : null));
   if (typeof req.url === 'string') {
     // `url` is the whole path and query, exactly: `/q` does not answer `/q?a=1`, nor `/q?a=1` `/q?a=1&b=2`
+    // (the query as a condition of its own, so the rule still holds on a copy of the endpoint elsewhere)
     const q = req.url.indexOf('?');
-    conditions.push(cond('url', 'equals', undefined, req.url));
+    conditions.push(
+      q < 0 ? cond('query_string', 'not_exists') : cond('query_string', 'equals', undefined, req.url.slice(q + 1)),
+    );
     return { pattern: patternOf(q < 0 ? req.url : req.url.slice(0, q), { params: false }), conditions, params: [] };
   }
   if (typeof req.urlPath === 'string')

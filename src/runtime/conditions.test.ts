@@ -70,6 +70,7 @@ const TARGETS: Record<
   method: { ctx: (v) => makeCtx({ method: v }) },
   path: { ctx: (v) => makeCtx({ path: v }) },
   body: { ctx: (v) => makeCtx({ body: v }) },
+  query_string: { ctx: (v) => makeCtx({ rawQuery: v ?? '' }) },
   // the path and the query as sent, split where a request line splits them
   url: {
     ctx: (v) => {
@@ -194,7 +195,9 @@ const MATCH_ABSENT = new Set<Operator>(['not_equals', 'not_contains', 'not_exist
 
 describe('compileCondition: every target × operator, present values', () => {
   for (const [target, t] of Object.entries(TARGETS)) {
-    it.each(PRESENT)(`${target} %s %j against %j → %s`, (operator, value, actual, expected) => {
+    // an empty query string is no query string: that target's present values are never empty
+    const cases = target === 'query_string' ? PRESENT.filter(([, , actual]) => actual !== '') : PRESENT;
+    it.each(cases)(`${target} %s %j against %j → %s`, (operator, value, actual, expected) => {
       const c: Condition = { target: target as ConditionTarget, key: t.key, operator, value };
       // method and path are never empty in practice, but the comparison must not care
       expect(test1(c, t.ctx(actual))).toBe(expected);
@@ -203,7 +206,7 @@ describe('compileCondition: every target × operator, present values', () => {
 });
 
 describe('compileCondition: absent values (only not_equals, not_contains, not_exists match)', () => {
-  for (const target of ['header', 'query', 'body_json'] as const) {
+  for (const target of ['header', 'query', 'body_json', 'query_string'] as const) {
     it.each(OPERATORS)(`${target} %s against an absent value`, (operator) => {
       const c: Condition = { target, key: TARGETS[target].key, operator, value: 'vip' };
       expect(test1(c, TARGETS[target].ctx(undefined))).toBe(MATCH_ABSENT.has(operator));

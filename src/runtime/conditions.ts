@@ -34,6 +34,8 @@ const readMethod: Reader = (ctx) => ctx.req.method;
 const readPath: Reader = (ctx) => ctx.req.path;
 const readBody: Reader = (ctx) => ctx.req.body;
 /** The path and the query string as sent: `/a/b?x=1` (`/a/b` when the request has no query). */
+/** The query string as sent, without `?`; absent when the request has none. */
+const readQueryString: Reader = (ctx) => (ctx.req.rawQuery === '' ? undefined : ctx.req.rawQuery);
 const readUrl: Reader = (ctx) => (ctx.req.rawQuery === '' ? ctx.req.path : `${ctx.req.path}?${ctx.req.rawQuery}`);
 const readAbsent: Reader = () => undefined;
 
@@ -47,6 +49,8 @@ function reader(c: Condition): Reader {
       return readBody;
     case 'url':
       return readUrl;
+    case 'query_string':
+      return readQueryString;
     case 'header': {
       if (c.key === undefined) return readAbsent;
       const key = c.key.toLowerCase();

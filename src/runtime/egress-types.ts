@@ -55,6 +55,8 @@ export interface EgressResponse {
   body: string;
   /** the body as received (no decoding: a content-encoding is still applied) */
   bytes?: Buffer;
+  /** [bytes received so far, ms after the head] as each piece of the body arrived (at most 10,000) */
+  arrivals?: [number, number][];
   contentType: string;
   /** the URL that gave this answer (after redirects), without fragment */
   url: string;

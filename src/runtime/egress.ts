@@ -130,13 +130,18 @@ export function createEgress(opts: EgressOptions): Egress {
     return dial;
   }
 
-  async function readCapped(body: Dispatcher.ResponseData['body'], declaredLength: string | undefined) {
+  async function readCapped(
+    body: Dispatcher.ResponseData['body'],
+    declaredLength: string | undefined,
+    arrivals: [number, number][],
+  ) {
     if (declaredLength !== undefined && Number(declaredLength) > maxBodyBytes) {
       discard(body);
       throw new EgressError('too_large', 'response too large');
     }
     const chunks: Buffer[] = [];
     let size = 0;
+    const start = performance.now();
     for await (const chunk of body as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > maxBodyBytes) {
@@ -144,6 +149,8 @@ export function createEgress(opts: EgressOptions): Egress {
         throw new EgressError('too_large', 'response too large');
       }
       chunks.push(chunk);
+      // when each piece arrived (a recorded stream keeps its timing: docs/streams.md)
+      if (arrivals.length < 10_000) arrivals.push([size, Math.round(performance.now() - start)]);
     }
     return Buffer.concat(chunks, size);
   }
@@ -202,14 +209,16 @@ export function createEgress(opts: EgressOptions): Egress {
           continue;
         }
         let bytes = Buffer.alloc(0);
+        const arrivals: [number, number][] = [];
         if (method === 'HEAD') discard(res.body);
-        else bytes = await readCapped(res.body, firstValue(res.headers['content-length']));
+        else bytes = await readCapped(res.body, firstValue(res.headers['content-length']), arrivals);
         const responseHeaders = flattenHeaders(res.headers);
         return {
           status: res.statusCode,
           headers: responseHeaders,
           body: bytes.toString('utf8'),
           bytes,
+          arrivals,
           contentType: responseHeaders['content-type'] ?? '',
           url: url.href.split('#')[0],
         };

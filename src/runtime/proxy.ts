@@ -29,6 +29,8 @@ export interface ProxiedAnswer {
   headers: Record<string, string>;
   /** the bytes as sent, content-encoding included */
   bytes: Buffer;
+  /** [bytes so far, ms after the head] per piece as it arrived: a recorded stream's timing */
+  arrivals?: [number, number][];
 }
 
 /** Forwards the request to `base` + its path; the status sent to the client. */
@@ -70,7 +72,7 @@ export async function proxy(
     if (violations > 0) out[VIOLATIONS_HEADER] = String(violations);
     res.writeHead(r.status, out);
     res.end(req.method === 'HEAD' ? undefined : body);
-    onAnswer?.({ status: r.status, headers: r.headers, bytes: body });
+    onAnswer?.({ status: r.status, headers: r.headers, bytes: body, arrivals: r.arrivals });
     return r.status;
   } catch (err) {
     const msg = err instanceof EgressError ? err.message : 'fallback failed';

@@ -454,7 +454,9 @@ describe('dashboard', () => {
     await poll(() => page.getByText(/already exists in this project/).count()).toBe(0);
     await page.getByRole('button', { name: 'Create the copy' }).click();
     await visible(page.getByRole('heading', { name: /\/api\/ping\/v2/, level: 1 }));
-    const copiedRule = page.getByRole('article', { name: 'GET /api/ping' });
+    // two rules came along: the inactive one (the cookie matcher) and the one for the exact URL
+    await poll(() => page.getByRole('article', { name: 'GET /api/ping' }).count()).toBe(2);
+    const copiedRule = page.getByRole('article', { name: 'GET /api/ping' }).first();
     await visible(copiedRule);
     // Esc closes the rule editor, and the focus goes back to the rule's Edit button
     await copiedRule.getByRole('button', { name: 'Edit' }).click();
@@ -469,7 +471,7 @@ describe('dashboard', () => {
     // … and its log entry: which rule answered it
     const testAnswer = page.getByRole('region', { name: 'Test answer' });
     await visible(testAnswer.getByRole('heading', { name: 'Its log entry' }));
-    await visible(testAnswer.getByText(/Answered by\s*default/));
+    await visible(testAnswer.getByText(/Answered by\s*GET \/api\/ping/));
     // the endpoint list can be searched
     await page.goBack();
     await page.getByRole('searchbox', { name: 'Search' }).fill('customers');

@@ -32,6 +32,14 @@ describe.each(DIALECTS)('record mode (%s)', (dialect) => {
           const ok = body.includes('"ada"');
           res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
           res.end(ok ? '{"token":"t-ada"}' : '{"error":"who?"}');
+        } else if (url.pathname === '/feed') {
+          // a stream: three events, the second 150 ms after the first, then the end
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.write('event: tick\nid: 1\ndata: {"n":1}\n\n');
+          setTimeout(() => {
+            res.write(': heartbeat\n\ndata: {{two}}\n\n');
+            setTimeout(() => res.end('event: done\ndata: bye\n\n'), 100);
+          }, 150);
         } else if (url.pathname === '/zipped') {
           res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
           res.end(zlib.gzipSync('unzipped text'));
@@ -100,6 +108,34 @@ describe.each(DIALECTS)('record mode (%s)', (dialect) => {
     expect(cleared.json.recording).toBe(true);
     const off = await c.api('PATCH', `/api/projects/${p.id}`, { fallbackUrl: null }, u.token);
     expect(off.json).toMatchObject({ recording: false, fallbackUrl: null });
+  });
+
+  it('records an upstream SSE answer as an events step with the delays it showed', async () => {
+    const c = s.client;
+    const u = await c.user();
+    const p = await c.project(u.token);
+    await c.api('PATCH', `/api/projects/${p.id}`, { fallbackUrl: upstreamUrl, recording: true }, u.token);
+    const live = await c.mock(p.id, 'GET', '/feed');
+    expect(live.text).toContain('event: done');
+    await s.running.recorder.settled();
+    const [feed] = (await c.api('GET', `/api/projects/${p.id}/endpoints`, undefined, u.token)).json;
+    const [rule] = (await c.api('GET', `/api/projects/${p.id}/endpoints/${feed.id}/rules`, undefined, u.token)).json;
+    expect(rule.name).toBe('recorded stream');
+    const events = rule.response.steps[0].events;
+    expect(events.map((e: { event?: string; id?: string; data?: string }) => [e.event, e.id, e.data])).toEqual([
+      ['tick', '1', '{"n":1}'],
+      [undefined, undefined, '\\{{two}}'],
+      ['done', undefined, 'bye'],
+    ]);
+    // the delays observed (lower bounds: a timer never fires early; loose, as seen from a busy machine)
+    expect(events[1].delayMs).toBeGreaterThanOrEqual(100);
+    expect(events[2].delayMs).toBeGreaterThanOrEqual(50);
+
+    // recording off: the mock streams the events, the `{{` as text
+    await c.api('PATCH', `/api/projects/${p.id}`, { recording: false }, u.token);
+    const replay = await c.mock(p.id, 'GET', '/feed');
+    expect(replay.headers.get('content-type')).toContain('text/event-stream');
+    expect(replay.text).toBe('event: tick\nid: 1\ndata: {"n":1}\n\ndata: {{two}}\n\nevent: done\ndata: bye\n\n');
   });
 
   it('records through the SSRF-safe egress: a target not allowed is never reached, nothing is recorded', async () => {

@@ -353,6 +353,7 @@ export const TARGET_LABELS: Record<ConditionTarget, string> = {
   header: 'Header',
   query: 'Query parameter',
   url: 'Path and query',
+  query_string: 'Query string (whole)',
   body: 'Body (raw)',
   body_json: 'Body (JSON path)',
   random: 'Random',
