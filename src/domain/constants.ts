@@ -148,3 +148,9 @@ export const DEFAULT_CAPS: Caps = {
   socketsPerProject: 1000,
   wsIdleMs: 10 * 60_000,
 };
+
+/** How an SSE stream may end early (docs/streams.md). */
+export const STREAM_FAULTS = ['connection_reset', 'stall'] as const;
+/** The LLM wire formats an `llm` step speaks (docs/streams.md). */
+export const LLM_PROVIDERS = ['openai.chat', 'openai.responses', 'anthropic.messages'] as const;
+export type LlmProvider = (typeof LLM_PROVIDERS)[number];

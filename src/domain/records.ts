@@ -220,6 +220,8 @@ export const SentAnswerRecord = Type.Object({
   fault: Type.Optional(Type.String()),
   /** how many events a streamed answer sent (its body holds the first 64 KiB written) */
   events: Type.Optional(Type.Integer()),
+  /** when each event went out, in ms after the answer's head (the first 1,000) */
+  eventTimes: Type.Optional(Type.Array(Type.Integer())),
 });
 
 export const RequestLogEntryRecord = Type.Object({

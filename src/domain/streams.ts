@@ -9,9 +9,9 @@ import { LIMITS } from './constants.js';
 const strEnum = <T extends readonly string[]>(values: T) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
 
-export const STREAM_FAULTS = ['connection_reset', 'stall'] as const;
-export const LLM_PROVIDERS = ['openai.chat', 'openai.responses', 'anthropic.messages'] as const;
-export type LlmProvider = (typeof LLM_PROVIDERS)[number];
+import { LLM_PROVIDERS, STREAM_FAULTS } from './constants.js';
+
+export { LLM_PROVIDERS, type LlmProvider, STREAM_FAULTS } from './constants.js';
 
 export const SseEventSchema = Type.Object(
   {

@@ -60,6 +60,7 @@ export class Exchange implements LogRecord {
   sentStep: AnswerNote['sentStep'] = null;
   sentDelay = 0;
   sentEvents = 0;
+  sentEventTimes: number[] | undefined = undefined;
 
   constructor(
     readonly req: IncomingMessage,

@@ -50,6 +50,7 @@ function sentAnswer(p: LogRecord): RequestLogEntry['response'] {
     out.step = { index: step.index, of: step.of };
     if (p.sentDelay > 0) out.delayMs = p.sentDelay;
     if ((p.sentEvents ?? 0) > 0) out.events = p.sentEvents;
+    if (p.sentEventTimes && p.sentEventTimes.length > 0) out.eventTimes = p.sentEventTimes;
     if (step.fault) out.fault = step.fault;
   }
   return out;

@@ -89,6 +89,7 @@ export class Ring {
   private errors: string[] = [];
   private warnings: string[] = [];
   private nearests: RequestLogEntry['nearest'][] = [];
+  private eventTimeses: (number[] | undefined)[] = [];
   private datas: RequestLogEntry['data'][] = [];
   private violationses: RequestLogEntry['violations'][] = [];
   /** a WebSocket entry's kind, direction, event and socket (docs/websocket.md) */
@@ -141,6 +142,7 @@ export class Ring {
     this.errors[i] = p.error ?? '';
     this.warnings[i] = p.warning ?? '';
     this.nearests[i] = p.nearest;
+    this.eventTimeses[i] = p.sentEventTimes;
     this.datas[i] = p.data;
     this.violationses[i] = p.violations;
     this.sockets[i] = p.kind
@@ -213,6 +215,7 @@ export class Ring {
       sentStep: this.steps[i],
       sentDelay: this.delays[i],
       sentEvents: this.eventCounts[i],
+      sentEventTimes: this.eventTimeses[i],
     });
   }
 
@@ -260,6 +263,7 @@ export class Ring {
     this.errors = column(this.errors);
     this.warnings = column(this.warnings);
     this.nearests = column(this.nearests);
+    this.eventTimeses = column(this.eventTimeses);
     this.datas = column(this.datas);
     this.violationses = column(this.violationses);
     this.sockets = column(this.sockets);

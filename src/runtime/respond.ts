@@ -39,6 +39,8 @@ export interface AnswerNote {
   sentDelay: number;
   /** events a streamed answer sent (src/runtime/stream-step.ts) */
   sentEvents?: number;
+  /** when each event went out, in ms after the answer's head (the first 1,000) */
+  sentEventTimes?: number[];
   /**
    * Checks an answer against the contract before it is written (docs/contract.md): the number of
    * violations, request ones included, for `X-Mockyard-Violations`. Answers then skip the prepared

@@ -65,13 +65,14 @@ export async function streamStep(
       for (const [i, e] of llm.events.entries()) {
         if (i > 0 && !(await w.sleep(llm.delayMs))) break;
         if (!(await w.write(frame(e)))) break;
-        w.note.events++;
+        w.sent();
       }
       w.end();
     }
   } finally {
     note.sentBody = w.note.sent;
     note.sentEvents = w.note.events;
+    if (w.note.times.length > 0) note.sentEventTimes = w.note.times;
   }
   return status;
 }

@@ -78,12 +78,16 @@ export function frame(e: { event?: string; id?: string; retry?: number; comment?
 /** What a streamed answer sent, for the request log. */
 export interface StreamNote {
   events: number;
+  /** when each event went out, ms after the head (the first 1,000) */
+  times: number[];
   /** the first 64 KiB written */
   sent: string;
   startedAt: number;
 }
 
 const SENT_KEEP = 64 * 1024;
+/** The times of at most this many events are kept for the log. */
+const EVENT_TIMES = 1000;
 
 /** The streams being written in this process (ended at shutdown: endStreams). */
 const OPEN = new Set<StreamWriter>();
@@ -95,7 +99,8 @@ export function endStreams(): void {
 
 /** A writer that waits: resolves false when the client is gone. */
 export class StreamWriter {
-  readonly note: StreamNote = { events: 0, sent: '', startedAt: Date.now() };
+  readonly note: StreamNote = { events: 0, times: [], sent: '', startedAt: Date.now() };
+  private headAt = 0;
   private closed = false;
   private timers = new Set<NodeJS.Timeout>();
   private wake: (() => void) | null = null;
@@ -120,6 +125,7 @@ export class StreamWriter {
     // the headers come from answerHeaders: CORS and the sandbox policy are among them
     this.res.writeHead(status, headers as OutgoingHttpHeaders);
     this.res.flushHeaders();
+    this.headAt = performance.now();
   }
 
   /** Writes `text`; waits for the socket to drain when its buffer is full. */
@@ -136,6 +142,12 @@ export class StreamWriter {
     });
     this.wake = null;
     return this.open;
+  }
+
+  /** Notes that an event went out (counted, and its time kept for the log). */
+  sent(): void {
+    this.note.events++;
+    if (this.note.times.length < EVENT_TIMES) this.note.times.push(Math.round(performance.now() - this.headAt));
   }
 
   /** Waits `ms`; false when the client left meanwhile. */
@@ -194,7 +206,7 @@ export async function writeEvents(
       ctx.stream = { index, round };
       const data = e.data ? e.data(ctx) : undefined;
       if (!(await w.write(frame({ event: e.event, id: e.id, retry: e.retry, comment: e.comment, data })))) return;
-      w.note.events++;
+      w.sent();
       index++;
     }
   }

@@ -123,7 +123,7 @@ describe('streams', () => {
     expect(r.events[1].at - r.events[0].at).toBeGreaterThanOrEqual(100);
     expect(r.events[4].at - r.events[3].at).toBeGreaterThanOrEqual(100);
     // the log entry says how many events went out, and holds what was written
-    let entry: { response?: { events?: number; body: string } } | undefined;
+    let entry: { response?: { events?: number; eventTimes?: number[]; body: string } } | undefined;
     for (let i = 0; i < 100 && !entry?.response?.events; i++) {
       const list = (await s.client.api('GET', `/api/projects/${pid}/requests`, undefined, token)).json;
       entry = list.find((e: { path: string }) => e.path === '/feed');
@@ -131,6 +131,11 @@ describe('streams', () => {
     }
     expect(entry?.response?.events).toBe(6);
     expect(entry?.response?.body).toContain('data: n=3 r=1 q=hi');
+    // … and when each went out, after the head: the second 150 ms after the first (the server's clock)
+    const times = entry?.response?.eventTimes ?? [];
+    expect(times).toHaveLength(6);
+    expect(times[1] - times[0]).toBeGreaterThanOrEqual(145);
+    expect([...times].sort((x, y) => x - y)).toEqual(times);
   });
 
   it('shutdown ends a kept-open stream at once instead of waiting for it', async () => {

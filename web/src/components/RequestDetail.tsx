@@ -1,6 +1,7 @@
 /** One request-log entry in detail: the request, the rules' trace, the actions and the answer. */
 
 import { useState } from 'react';
+import { StreamEvents } from '../components/StreamEvents';
 import { CopyButton, formatMs, HeaderTable, MethodBadge, StatusBadge } from '../components/ui';
 import { Link, paths } from '../router';
 import { describeCondition } from '../rules/draft';
@@ -184,7 +185,7 @@ function AnswerSent({ e }: { e: LogEntry }) {
   return (
     <>
       <h3>Answer sent</h3>
-      {(r.step || r.delayMs || r.fault) && (
+      {(r.step || r.delayMs || r.fault || r.events) && (
         <dl className="facts">
           {r.step && (
             <>
@@ -198,6 +199,14 @@ function AnswerSent({ e }: { e: LogEntry }) {
             <>
               <dt>Delay</dt>
               <dd>{formatMs(r.delayMs)}</dd>
+            </>
+          ) : null}
+          {r.events ? (
+            <>
+              <dt>Events</dt>
+              <dd>
+                {r.events} over {formatMs(e.durationMs)}
+              </dd>
             </>
           ) : null}
           {r.fault && (
@@ -221,6 +230,7 @@ function AnswerSent({ e }: { e: LogEntry }) {
             <p className="muted small">Empty.</p>
           )}
           {r.truncated && <p className="hint">Cut at 64 KiB.</p>}
+          <StreamEvents response={r} />
         </>
       )}
     </>

@@ -6,6 +6,7 @@ import { FieldError } from '../components/ui';
 import { FAULTS, type Fault } from '../types';
 import { FAULT_LABELS, type StepDraft } from './draft';
 import { type Errs, Field, NumberField, ReorderTools } from './fields';
+import { StreamEditor } from './StreamEditor';
 
 const FAULT_HINTS: Record<'' | Fault, string> = {
   '': 'Or fail at the network level instead of answering, to test timeouts, retries and error handling.',
@@ -108,13 +109,11 @@ export function StepCard({
         json={isJsonType(ct)}
         errors={errs(`${p}/body`)}
       />
-      <JsonEditor
-        label="Stream or socket (JSON: events, chunks or llm — docs/streams.md; messages, close — docs/websocket.md)"
-        rows={s.stream ? 6 : 2}
+      <StreamEditor
         value={s.stream}
         onChange={(stream) => set({ stream })}
-        json
         errors={errs(`${p}/stream`)}
+        stepLabel={`step ${i + 1}`}
       />
       <FieldError messages={errs(p)} />
     </fieldset>
