@@ -184,6 +184,28 @@ describe('streams', () => {
     expect(cut.ended && cut.error === undefined).toBe(false);
   });
 
+  it('clients that leave stop their streams’ timers at once (no timer is left behind)', async () => {
+    // a long wait before the second event, and a kept-open stream's heartbeat: both are timers
+    const slow = await endpointWithStep('GET', '/waiting', { events: [{ data: 'a' }, { data: 'b', delayMs: 60_000 }] });
+    const open = await endpointWithStep('GET', '/open2', { events: [{ data: 'a' }], keepOpen: true });
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const clients = await Promise.all(
+      Array.from(
+        { length: 20 },
+        (_, i) =>
+          new Promise<http.ClientRequest>((resolve, reject) => {
+            const req = http.get(i % 2 ? slow : open, (res) => res.once('data', () => resolve(req)));
+            req.on('error', reject);
+          }),
+      ),
+    );
+    // each stream waits on a timer of its own while its client is there
+    expect(timers()).toBeGreaterThanOrEqual(20);
+    for (const c of clients) c.destroy();
+    await expect.poll(timers, { timeout: 5000, interval: 20 }).toBeLessThanOrEqual(before + 2);
+  });
+
   it('events: an object is sent as its JSON, braces and all, never read as a template', async () => {
     const url = await endpointWithStep('GET', '/literal', { events: [{ data: { text: '{{request.path}}', n: 1 } }] });
     const r = await readSse(url);
