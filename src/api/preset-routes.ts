@@ -1,7 +1,8 @@
 /**
  * `POST /api/projects/:projectId/presets` (docs/streams.md): one call makes a working mock of an LLM
  * API — OpenAI (`POST /v1/chat/completions`, `POST /v1/responses`, `GET /v1/models`) or Anthropic
- * (`POST /v1/messages`) — whose answers echo the last user message, streaming or not as asked.
+ * (`POST /v1/messages`) — whose answers echo the last user message, streaming or not as asked; or, with
+ * `sample`, the sample project's endpoints, collection and rules (sample-project.ts), as a first mock.
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
@@ -10,7 +11,11 @@ import { AppError } from '../domain/errors.js';
 import type { Endpoint } from '../domain/model.js';
 import type { LlmProvider } from '../domain/streams.js';
 import { validateEndpoint, validateRule } from '../domain/validate.js';
+import { applyImport } from '../interop/apply.js';
+import { convertDocument } from '../interop/convert.js';
+import { loadOpenApiDocument } from '../interop/openapi-import.js';
 import { type ApiDeps, caller, type Params } from './context.js';
+import { SAMPLE_PROJECT } from './sample-project.js';
 
 const PRESETS = {
   openai: [
@@ -27,14 +32,19 @@ const MODELS = JSON.stringify({
 });
 
 export function presetRoutes(app: FastifyInstance, { store, config }: ApiDeps): void {
-  app.post<{ Params: Params<'projectId'>; Body: { preset: keyof typeof PRESETS } }>(
+  app.post<{ Params: Params<'projectId'>; Body: { preset: keyof typeof PRESETS | 'sample' } }>(
     '/api/projects/:projectId/presets',
     {
       schema: {
         tags: ['streams'],
         summary: 'Create the endpoints of an LLM API (openai or anthropic) that answer in its wire format',
         body: Type.Object(
-          { preset: Type.Unsafe<'openai' | 'anthropic'>({ type: 'string', enum: Object.keys(PRESETS) }) },
+          {
+            preset: Type.Unsafe<'openai' | 'anthropic' | 'sample'>({
+              type: 'string',
+              enum: [...Object.keys(PRESETS), 'sample'],
+            }),
+          },
           { additionalProperties: false },
         ),
       },
@@ -42,7 +52,19 @@ export function presetRoutes(app: FastifyInstance, { store, config }: ApiDeps): 
     async (req, reply) => {
       const me = caller(req);
       const { projectId } = req.params;
-      await store.projects.require(me.id, projectId);
+      const project = await store.projects.require(me.id, projectId);
+      if (req.body.preset === 'sample') {
+        // through the import pipeline, as a Mockyard export (every check of an import applies)
+        const conv = await convertDocument(SAMPLE_PROJECT, 'mockyard', (d) => loadOpenApiDocument(d, me.id));
+        const report = await applyImport(store, me.id, project, conv, {
+          onConflict: 'fail',
+          maxEndpoints: config.maxEndpointsPerProject,
+          rulesPerEndpoint: RULE_LIMITS[me.plan],
+          storage: config.caps,
+        });
+        reply.code(201);
+        return { created: report.created };
+      }
       const created: Endpoint[] = [];
       for (const [method, path, provider] of PRESETS[req.body.preset]) {
         const input = validateEndpoint(

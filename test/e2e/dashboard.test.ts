@@ -85,9 +85,17 @@ describe('dashboard', () => {
     await page.getByLabel('Email').fill(`e2e-${Date.now()}@example.com`);
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByRole('button', { name: 'Create account' }).click();
-    await visible(page.getByRole('heading', { name: 'Projects', level: 1 }));
+    // a new account lands on the sample project, with a first mock to call as copied (0 clicks)
+    await visible(page.getByRole('heading', { name: 'Sample shop', level: 1 }));
+    await visible(page.getByRole('heading', { name: 'Your first mock is ready' }));
     await visible(page.getByText('Free plan · 3 rules/endpoint'));
-    await visible(page.getByRole('heading', { name: 'No projects yet' }));
+    const tryIt = await page.getByTestId('try-it').innerText();
+    const hello = /curl '([^']+)'/.exec(tryIt)?.[1] ?? '';
+    expect(JSON.parse((await callMock(hello)).body)).toMatchObject({ hello: 'you' });
+    await visible(page.getByRole('list', { name: 'Endpoints' }).getByRole('link', { name: '/api/products/:id' }));
+    await shot(page, 'first-run.png');
+    await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
+    await visible(page.getByRole('heading', { name: 'Projects', level: 1 }));
 
     // --- project -------------------------------------------------------------------------------
     await page.getByLabel('Project name').fill('Shop API');
@@ -254,7 +262,8 @@ describe('dashboard', () => {
     await page.getByRole('combobox', { name: 'Status' }).selectOption('2xx');
     await page.getByRole('searchbox', { name: 'Path' }).fill('ORDERS');
     await page.getByRole('combobox', { name: 'Session', exact: true }).selectOption({ label: 'run-a' });
-    await poll(async () => new URL(page.url()).search).toBe('?status=2xx&path=ORDERS&session=run-a');
+    // (the endpoint page's link opened the log filtered to that endpoint)
+    await poll(async () => new URL(page.url()).search).toMatch(/^\?status=2xx&path=ORDERS&session=run-a&endpoint=/);
     await poll(() => allRows.count()).toBe(2);
     await page.reload();
     await poll(() => page.getByRole('list', { name: 'Requests', exact: true }).getByRole('button').count()).toBe(2);
@@ -402,7 +411,7 @@ describe('dashboard', () => {
     await page.getByRole('button', { name: 'Create project' }).click();
     await visible(page.getByRole('heading', { name: 'Mobile app backend', level: 1 }));
     await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
-    await poll(() => page.getByRole('list', { name: 'Your projects' }).getByRole('listitem').count()).toBe(2);
+    await poll(() => page.getByRole('list', { name: 'Your projects' }).getByRole('listitem').count()).toBe(3);
     await shot(page, 'projects.png');
 
     // --- import the exported file as a new project --------------------------------------------
@@ -517,9 +526,9 @@ describe('dashboard', () => {
     await page.goBack();
     await page.goBack();
     await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
-    await poll(() => page.getByRole('list', { name: 'Your projects' }).getByRole('listitem').count()).toBe(3);
+    await poll(() => page.getByRole('list', { name: 'Your projects' }).getByRole('listitem').count()).toBe(4);
 
-    for (const name of ['Shop API', 'Mobile app backend', 'Shop API copy']) {
+    for (const name of ['Sample shop', 'Shop API', 'Mobile app backend', 'Shop API copy']) {
       await page.getByRole('button', { name: `Delete ${name}`, exact: true }).click();
       const confirm = page.getByRole('dialog', { name: `Delete project “${name}”?` });
       await confirm.getByRole('button', { name: 'Delete project' }).click();

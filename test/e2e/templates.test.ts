@@ -49,7 +49,8 @@ describe('dashboard: templates', () => {
       .getByRole('link', { name: /\/hello\/:name/ })
       .first()
       .click();
-    await page.getByRole('heading', { name: 'Default response' }).click();
+    // the default response is open on the endpoint page
+    await visible(page.getByRole('heading', { name: 'Default response' }));
     const body = page.getByRole('textbox', { name: 'Response body' });
     await visible(page.locator('.cm-content[aria-labelledby]'));
     await body.fill('{\n  "items": [{{#each (array 1 2)}}{{this}}\n]}');

@@ -26,7 +26,7 @@ function Header() {
           <span className="brand-mark" aria-hidden="true">
             M
           </span>
-          Mockyard
+          <span className="brand-name">Mockyard</span>
         </Link>
         {user && (
           <div className="account">
@@ -34,8 +34,11 @@ function Header() {
               {user.email}
             </span>
             <span className={`plan plan-${user.plan}`} title={`${RULE_LIMITS[user.plan]} rules per endpoint`}>
-              {PLAN_NAMES[user.plan] ?? user.plan} plan ·{' '}
-              {user.plan === 'unlimited' ? 'no rule limit' : `${RULE_LIMITS[user.plan] ?? '?'} rules/endpoint`}
+              {PLAN_NAMES[user.plan] ?? user.plan} plan
+              <span className="plan-detail">
+                {' · '}
+                {user.plan === 'unlimited' ? 'no rule limit' : `${RULE_LIMITS[user.plan] ?? '?'} rules/endpoint`}
+              </span>
             </span>
             <Link href={paths.keys()} className="btn btn-small">
               API keys

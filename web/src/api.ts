@@ -255,7 +255,7 @@ export const api = {
       { collection, path },
     ),
   /** The endpoints of an LLM API answering in its wire format (docs/streams.md). */
-  createPreset: (pid: string, preset: 'openai' | 'anthropic') =>
+  createPreset: (pid: string, preset: 'openai' | 'anthropic' | 'sample') =>
     request<{ created: Endpoint[] }>('POST', `/api/projects/${enc(pid)}/presets`, { preset }),
   /** The project's storage (store_variable with scope project), of the shared state or one session. */
   projectStorage: (pid: string, session = '', signal?: AbortSignal) =>

@@ -41,10 +41,13 @@ export function EndpointForm({
   onSubmit,
   onCancel,
   requireChange = false,
+  autoFocus = false,
 }: {
   initial: EndpointInput;
   submitLabel: string;
   requireChange?: boolean;
+  /** the form takes the focus when it opens (its first field): "New endpoint" */
+  autoFocus?: boolean;
   onSubmit: (input: EndpointInput) => Promise<void>;
   onCancel?: () => void;
 }) {
@@ -73,6 +76,10 @@ export function EndpointForm({
   useEffect(() => {
     if (failedSubmits > 0) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
   }, [failedSubmits]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the form opens
+  useEffect(() => {
+    if (autoFocus) formRef.current?.querySelector<HTMLElement>('select, input')?.focus();
+  }, []);
 
   const local = touched ? localCheck({ path, statusCode, contentType }) : new Map<string, string[]>();
   const server = anchorErrors(error instanceof ApiError ? error.details : [], [

@@ -5,6 +5,7 @@ import { RenameProject, useDeleteProject } from './ProjectActions';
 import { ProjectConfig } from './ProjectConfig';
 import { ProjectFallback } from './ProjectFallback';
 import { ExportDialog } from './ProjectTransfer';
+import { TryIt } from './SampleProject';
 import { CopyLine } from './ui';
 
 /**
@@ -75,6 +76,7 @@ export function ProjectHeader({
         </div>
       )}
       <CopyLine label="Mock base URL" text={base} what="mock base URL" testId="mock-base" />
+      <TryIt base={base} />
       <details className="fallback-panel">
         <summary>
           Fallback and recording

@@ -89,6 +89,14 @@ export function RequestFilterBar({
         />
         Violations only
       </label>
+      {filters.endpoint && (
+        <span className="tag">
+          One endpoint only{' '}
+          <button type="button" className="btn btn-small btn-ghost" onClick={() => set('endpoint', '')}>
+            Show all endpoints
+          </button>
+        </span>
+      )}
       {Object.keys(filters).length > 0 && (
         <button type="button" className="btn btn-small btn-ghost" onClick={() => onChange({})}>
           Clear filters

@@ -65,8 +65,10 @@ export interface RequestFilters {
   session?: string;
   /** "yes": only requests whose request or answer broke the project's contract */
   violations?: string;
+  /** one endpoint's requests (the endpoint page's "Live requests" link) */
+  endpoint?: string;
 }
-const KEYS = ['method', 'status', 'path', 'rule', 'session', 'violations'] as const;
+const KEYS = ['method', 'status', 'path', 'rule', 'session', 'violations', 'endpoint'] as const;
 
 export function parseFilters(search: string): RequestFilters {
   const q = new URLSearchParams(search);
@@ -92,6 +94,7 @@ export function passesFilters(f: RequestFilters, e: LogEntry): boolean {
   if (f.rule && (f.rule === 'none' ? e.ruleId !== null : e.ruleId !== f.rule)) return false;
   if (f.session && (f.session === 'none' ? !!e.session : e.session !== f.session)) return false;
   if (f.violations === 'yes' && violationCount(e) === 0) return false;
+  if (f.endpoint && e.endpointId !== f.endpoint) return false;
   return true;
 }
 

@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { ApiError, api, errorMessage } from '../api';
 import { useAuth } from '../auth';
+import { startSample } from '../components/SampleProject';
 import { FieldError } from '../components/ui';
 import { anchorErrors } from '../hooks';
 
@@ -27,6 +28,14 @@ export function AuthPage() {
     try {
       const res = mode === 'login' ? await api.login(email, password) : await api.register(email, password);
       signIn(res.token, res.user);
+      // a new account starts on the sample project, with a first mock to call (docs/api.md "Presets")
+      if (mode === 'register') {
+        try {
+          await startSample();
+        } catch {
+          // the projects page offers it again
+        }
+      }
     } catch (err) {
       setError(err instanceof Error ? err : new Error(String(err)));
     } finally {

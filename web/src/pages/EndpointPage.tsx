@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { api, errorMessage } from '../api';
 import { useConfirm } from '../components/confirm';
 import { EndpointForm } from '../components/EndpointForm';
@@ -43,6 +43,14 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
   // the helper table of the server, for the editors' completion
   const helpers = useLoad((s) => api.templateHelpers(s), []).data;
   useEffect(preloadCodeEditor, []);
+  // a new page's heading takes the focus once it is there (after "Create endpoint", a link, …)
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const focusedFor = useRef<string | null>(null);
+  useEffect(() => {
+    if (!endpoint.data || focusedFor.current === endpointId) return;
+    focusedFor.current = endpointId;
+    headingRef.current?.focus();
+  });
   const confirm = useConfirm();
   const toast = useToast();
   // '' is the shared state (requests without X-Mockyard-Session).
@@ -110,12 +118,12 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
         </span>
       </nav>
       <div className="page-head">
-        <h1 className="endpoint-title">
+        <h1 className="endpoint-title" tabIndex={-1} ref={headingRef}>
           <MethodBadge method={e.method} />
           <span className="mono">{e.path}</span>
         </h1>
         <div className="row-actions">
-          <Link href={paths.requests(projectId)} className="btn btn-small">
+          <Link href={`${paths.requests(projectId)}?endpoint=${encodeURIComponent(e.id)}`} className="btn btn-small">
             Live requests
           </Link>
           <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => void remove()}>
@@ -152,7 +160,7 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
       />
 
       <TemplateHintsContext.Provider value={hints}>
-        <details className="card default-response">
+        <details className="card default-response" open>
           <summary>
             <h2>Default response</h2>
             <span className="muted small">
@@ -172,6 +180,8 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
           />
         </details>
 
+        <RulesPanel projectId={projectId} endpointId={e.id} contentType={e.contentType} session={session} />
+
         <SessionPicker
           projectId={projectId}
           endpointId={e.id}
@@ -180,8 +190,6 @@ export function EndpointPage({ projectId, endpointId }: { projectId: string; end
           sessionCurl={curlLine(e, url, [`X-Mockyard-Session: ${session || 'run-1'}`])}
           seedCurl={curlLine(e, url, ['X-Mockyard-Seed: 42'])}
         />
-
-        <RulesPanel projectId={projectId} endpointId={e.id} contentType={e.contentType} session={session} />
       </TemplateHintsContext.Provider>
 
       <StoragePanel projectId={projectId} endpointId={e.id} session={session} />

@@ -115,6 +115,7 @@ export function ProjectPage({ projectId }: { projectId: string }) {
           <div className="card">
             <h3>{copyOf ? `Duplicate ${copyOf.method} ${copyOf.path}` : 'New endpoint'}</h3>
             <EndpointForm
+              autoFocus
               key={copyOf?.id ?? 'new'}
               initial={
                 copyOf

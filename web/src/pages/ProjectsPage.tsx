@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { api, errorMessage } from '../api';
 import { RenameProject, useDeleteProject } from '../components/ProjectActions';
 import { ImportProjectDialog } from '../components/ProjectTransfer';
+import { startSample } from '../components/SampleProject';
 import { EmptyState, ErrorBanner, formatDate, Spinner } from '../components/ui';
 import { useLoad } from '../hooks';
 import { Link, navigate, paths } from '../router';
@@ -77,6 +78,13 @@ export function ProjectsPage() {
         <Spinner label="Loading projects…" />
       ) : list.length === 0 && !projects.error ? (
         <EmptyState title="No projects yet">
+          <p>
+            <button type="button" className="btn btn-primary" onClick={() => void startSample()}>
+              Start from a sample project
+            </button>{' '}
+            — a few endpoints with a rule, a sequence, a template and a collection, ready to call.
+          </p>
+          <p className="muted">Or start from nothing:</p>
           <ol className="steps-list">
             <li>
               Name your first project above and press <strong>Create project</strong>.

@@ -76,12 +76,13 @@ export function ActionCard({
               label={a.type === 'broadcast' ? 'Channel' : 'Variable name'}
               errors={errs(a.type === 'broadcast' ? `${p}/channel` : `${p}/name`)}
             >
-              {(id, invalid) => (
+              {(id, invalid, describedBy) => (
                 <input
                   id={id}
                   value={a.name}
                   spellCheck={false}
                   aria-invalid={invalid}
+                  aria-describedby={describedBy}
                   onChange={(e) => set({ name: e.target.value })}
                 />
               )}
@@ -105,13 +106,14 @@ export function ActionCard({
                 label={a.type === 'broadcast' ? 'Message' : 'Value'}
                 errors={errs(a.type === 'broadcast' ? `${p}/body` : `${p}/value`)}
               >
-                {(id, invalid) => (
+                {(id, invalid, describedBy) => (
                   <input
                     id={id}
                     value={a.value}
                     spellCheck={false}
                     placeholder="{{request.query.id}}"
                     aria-invalid={invalid}
+                    aria-describedby={describedBy}
                     onChange={(e) => set({ value: e.target.value })}
                   />
                 )}
@@ -122,13 +124,14 @@ export function ActionCard({
         ) : (
           <>
             <Field label="URL" errors={errs(`${p}/url`)} className="span-all">
-              {(id, invalid) => (
+              {(id, invalid, describedBy) => (
                 <input
                   id={id}
                   value={a.url}
                   spellCheck={false}
                   placeholder="https://hooks.example.com/order"
                   aria-invalid={invalid}
+                  aria-describedby={describedBy}
                   onChange={(e) => set({ url: e.target.value })}
                 />
               )}

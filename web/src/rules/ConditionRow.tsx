@@ -57,24 +57,26 @@ export function ConditionRow({
       </Field>
       {needsKey(c.target) && (
         <Field label={KEY_LABELS[c.target] ?? 'JSON path'} errors={errs(`${p}/key`)}>
-          {(id, invalid) => (
+          {(id, invalid, describedBy) => (
             <input
               id={id}
               value={c.key}
               spellCheck={false}
               placeholder={KEY_PLACEHOLDERS[c.target] ?? 'user.id'}
               aria-invalid={invalid}
+              aria-describedby={describedBy}
               onChange={(e) => set({ key: e.target.value })}
             />
           )}
         </Field>
       )}
       <Field label="Operator" errors={errs(`${p}/operator`)}>
-        {(id, invalid) => (
+        {(id, invalid, describedBy) => (
           <select
             id={id}
             value={c.operator}
             aria-invalid={invalid}
+            aria-describedby={describedBy}
             onChange={(e) => set({ operator: e.target.value as CondDraft['operator'] })}
           >
             {OPERATORS.map((o) => (
@@ -87,13 +89,14 @@ export function ConditionRow({
       </Field>
       {needsValue(c.operator) && (
         <Field label={isRandom ? 'Percent' : 'Value'} errors={errs(`${p}/value`)}>
-          {(id, invalid) => (
+          {(id, invalid, describedBy) => (
             <input
               id={id}
               value={c.value}
               spellCheck={false}
               inputMode={c.operator === 'less_than' ? 'decimal' : undefined}
               aria-invalid={invalid}
+              aria-describedby={describedBy}
               onChange={(e) => set({ value: e.target.value })}
             />
           )}

@@ -80,19 +80,35 @@ export function RuleEditor({
   const setAction = (i: number, patch: Partial<ActionDraft>) =>
     upd({ actions: d.actions.map((a, j) => (j === i ? { ...a, ...patch } : a)) });
 
+  /** After a failed save, the first field that says what is wrong takes the focus (else the error). */
+  const focusProblem = () =>
+    setTimeout(() => {
+      const form = formRef.current;
+      const field = form?.querySelector<HTMLElement>('[aria-invalid="true"]');
+      (field ?? form?.querySelector<HTMLElement>('[role="alert"]'))?.focus();
+    }, 0);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setTried(true);
-    if (validateDraft(d).size > 0) return;
+    if (validateDraft(d).size > 0) return focusProblem();
     setBusy(true);
     setError(null);
     try {
       await onSave(fromDraft(d));
     } catch (err) {
       setError(err);
+      focusProblem();
     } finally {
       setBusy(false);
     }
+  };
+  /** A new condition row, with the focus on its first field. */
+  const addCondition = () => {
+    upd({ conditions: [...d.conditions, newCondition()] });
+    setTimeout(() => {
+      const rows = formRef.current?.querySelectorAll('.cond-row');
+      rows?.[rows.length - 1]?.querySelector<HTMLElement>('select, input')?.focus();
+    }, 0);
   };
 
   const localCount = local.size;
@@ -114,12 +130,13 @@ export function RuleEditor({
         <h3 id={`${id}-title`}>{title}</h3>
         <div className="grid-rule">
           <Field label="Rule name" errors={errs('/name')} className="grow">
-            {(fid, invalid) => (
+            {(fid, invalid, describedBy) => (
               <input
                 id={fid}
                 value={d.name}
                 maxLength={LIMITS.nameLength}
                 aria-invalid={invalid}
+                aria-describedby={describedBy}
                 onChange={(e) => upd({ name: e.target.value })}
               />
             )}
@@ -166,11 +183,7 @@ export function RuleEditor({
             />
           ))}
           <FieldError messages={errs('/conditions')} />
-          <button
-            type="button"
-            className="btn btn-small"
-            onClick={() => upd({ conditions: [...d.conditions, newCondition()] })}
-          >
+          <button type="button" className="btn btn-small" onClick={addCondition}>
             + Add condition
           </button>
         </fieldset>
@@ -261,17 +274,17 @@ export function RuleEditor({
         </fieldset>
 
         {localCount > 0 && (
-          <p className="field-error" role="alert">
+          <p className="field-error" role="alert" tabIndex={-1}>
             Fix the {localCount === 1 ? 'field' : `${localCount} fields`} marked above.
           </p>
         )}
         {general && (
-          <p className="field-error" role="alert">
+          <p className="field-error" role="alert" tabIndex={-1}>
             {general}
           </p>
         )}
         {unanchored.length > 0 && (
-          <ul className="field-error" role="alert">
+          <ul className="field-error" role="alert" tabIndex={-1}>
             {(error instanceof ApiError ? error.details.filter((x) => server.get('')?.includes(x.message)) : []).map(
               (x) => (
                 <li key={`${x.path}:${x.message}`}>

@@ -24,7 +24,7 @@ export function Field({
 }: {
   label: string;
   errors?: string[];
-  /** the third argument is the id of the hint, for aria-describedby */
+  /** the third argument is for aria-describedby: the ids of the hint and of the error message */
   children: (id: string, invalid: boolean, hintId: string | undefined) => ReactNode;
   className?: string;
   hint?: ReactNode;
@@ -32,16 +32,18 @@ export function Field({
   const id = useId();
   const invalid = (errors?.length ?? 0) > 0;
   const hintId = hint ? `${id}-hint` : undefined;
+  // the control is described by its hint and, when it is wrong, by the visible message saying why
+  const describedBy = [hintId, invalid ? `${id}-err` : undefined].filter(Boolean).join(' ') || undefined;
   return (
     <div className={`field ${className ?? ''}`}>
       <label htmlFor={id}>{label}</label>
-      {children(id, invalid, hintId)}
+      {children(id, invalid, describedBy)}
       {hint && (
         <p className="hint" id={hintId}>
           {hint}
         </p>
       )}
-      <FieldError messages={errors} />
+      <FieldError id={`${id}-err`} messages={errors} />
     </div>
   );
 }
@@ -60,12 +62,13 @@ export function NumberField({
 }) {
   return (
     <Field label={label} errors={errors}>
-      {(id, invalid) => (
+      {(id, invalid, describedBy) => (
         <input
           id={id}
           inputMode="numeric"
           value={value}
           aria-invalid={invalid}
+          aria-describedby={describedBy}
           onChange={(e) => onChange(e.target.value.trim())}
         />
       )}
