@@ -249,7 +249,16 @@ export const RequestLogEntryRecord = Type.Object({
   warning: Type.Optional(Type.String()),
   /** no endpoint matched: the nearest ones, and what differs */
   nearest: Type.Optional(
-    Type.Array(Type.Object({ method: Type.String(), path: Type.String(), why: Type.String() }), { maxItems: 3 }),
+    Type.Array(
+      Type.Object({
+        method: Type.String(),
+        path: Type.String(),
+        /** segments to change (a different method adds none) */
+        distance: Type.Optional(Type.Integer()),
+        why: Type.String(),
+      }),
+      { maxItems: 3 },
+    ),
   ),
   /** a WebSocket's connect, message in or out, or close (docs/websocket.md); absent: an HTTP request */
   kind: Type.Optional(Type.Literal('ws')),

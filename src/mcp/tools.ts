@@ -51,7 +51,18 @@ async function explain(api: ApiCaller, pid: string, requestId: string) {
     const why = entry.proxied
       ? 'No endpoint matched; the request went to the fallback URL.'
       : 'No endpoint of the project matched this method and path.';
-    return { requestId, endpointId: null, answeredBy: null, statusCode: entry.statusCode, rules: [], sentences: [why] };
+    // the near misses the 404 named (docs/api.md "Mock traffic"), in words
+    const nearest = entry.nearest ?? [];
+    const sentences = [why, ...nearest.map((n) => `Nearest: ${n.method} ${n.path} — ${n.why}.`)];
+    return {
+      requestId,
+      endpointId: null,
+      answeredBy: null,
+      statusCode: entry.statusCode,
+      rules: [],
+      nearest,
+      sentences,
+    };
   }
   const rules = (await call(
     api,

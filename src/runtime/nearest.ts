@@ -9,6 +9,8 @@ import type { RouteEntry } from './router.js';
 export interface NearEndpoint {
   method: string;
   path: string;
+  /** segments to change (a different method adds none) */
+  distance: number;
   why: string;
 }
 
@@ -16,6 +18,18 @@ const SCAN = 5000;
 const MAX_DISTANCE = 2;
 
 const fits = (pattern: string, seg: string) => (pattern.startsWith(':') ? seg !== '' : pattern === seg);
+
+/** Two words one typo apart: a letter added, dropped or changed, case aside (`user` and `users`). */
+function typo(a: string, b: string): boolean {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  if (x === y) return true;
+  if (Math.min(x.length, y.length) < 3 || Math.abs(x.length - y.length) > 1) return false;
+  let i = 0;
+  while (i < x.length && x[i] === y[i]) i++;
+  const tail = (n: number, m: number) => x.slice(n) === y.slice(m);
+  return tail(i + 1, i + 1) || tail(i + 1, i) || tail(i, i + 1);
+}
 
 /** Segment edit distance (a `:param` takes any one segment, a final `*` the rest). */
 function distance(req: readonly string[], pat: readonly string[]): number {
@@ -66,10 +80,10 @@ export function nearestEndpoints(routes: Iterable<RouteEntry>, method: string, p
   let seen = 0;
   for (const route of routes) {
     if (++seen > SCAN) break;
-    // a near miss shares something concrete: one of the pattern's literal segments (a catch-all
-    // or an all-parameter pattern is near everything, so it says nothing)
+    // a near miss shares something concrete: one of the pattern's literal segments, or a word one
+    // typo from it (a catch-all or an all-parameter pattern is near everything, so it says nothing)
     const literals = route.segs.filter((x) => x !== '*' && !x.startsWith(':'));
-    if (literals.length === 0 || !literals.some((x) => req.includes(x))) continue;
+    if (literals.length === 0 || !literals.some((x) => req.some((seg) => typo(x, seg)))) continue;
     const dist = distance(req, route.segs);
     if (dist > MAX_DISTANCE) continue;
     if (dist === 0 && route.method === method) continue; // it would have matched
@@ -79,6 +93,7 @@ export function nearestEndpoints(routes: Iterable<RouteEntry>, method: string, p
   return found.slice(0, 3).map(({ route, dist }) => ({
     method: route.method,
     path: `/${route.segs.join('/')}`,
+    distance: dist,
     why: why(method, req, route, dist),
   }));
 }

@@ -175,6 +175,13 @@ describe('MCP server', () => {
         });
         expect(vip.answer).toMatchObject({ status: 200, body: 'vip' });
         expect((vip.entry as Json).ruleId).toBe(rule.id);
+
+        // a miss on a near path: the endpoints it came close to, in words
+        const miss = await ok(c, 'send_test_request', { projectId: pid, path: '/user/9' });
+        expect((miss.answer as Json).status).toBe(404);
+        const near = await ok(c, 'explain_request', { projectId: pid, requestId: (miss.entry as Json).id });
+        expect(near.nearest).toEqual([expect.objectContaining({ method: 'GET', path: '/users/:id', distance: 1 })]);
+        expect((near.sentences as string[]).join(' ')).toMatch(/Nearest: GET \/users\/:id — /);
         expect(await ok(c, 'count_requests', { projectId: pid, filter: { ruleId: rule.id } })).toEqual({ count: 1 });
         expect(
           ((await ok(c, 'find_requests', { projectId: pid, filter: { path: '/users/7' } })).items as Json[]).length,

@@ -1,6 +1,6 @@
 /**
  * A mock request that matched no endpoint gets, beside `mock_not_found`, the endpoints nearest to it
- * (`nearest: [{method, path, why}]`, at most three), in the answer and in its log entry.
+ * (`nearest: [{method, path, distance, why}]`, at most three), in the answer and in its log entry.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -35,16 +35,25 @@ describe('nearest endpoints of a miss', () => {
     expect(typo?.[0]).toEqual({
       method: 'GET',
       path: '/api/users/:id',
+      distance: 1,
       why: 'segment 2 is "user" where the endpoint has "users"',
     });
     const method = await miss('GET', '/api/orders');
     expect(method?.[0]).toMatchObject({
       method: 'POST',
       path: '/api/orders',
+      distance: 0,
       why: expect.stringMatching(/answers POST, not GET/),
     });
     const prefix = await miss('GET', '/users/42');
     expect(prefix?.[0]).toMatchObject({ path: '/api/users/:id', why: expect.stringMatching(/starts with "\/api"/) });
+    // a typo in the only literal segment is still near
+    const lone = await miss('GET', '/helth');
+    expect(lone?.[0]).toMatchObject({
+      path: '/health',
+      distance: 1,
+      why: 'segment 1 is "helth" where the endpoint has "health"',
+    });
     const extra = await miss('GET', '/v1/health');
     expect(extra?.[0]).toMatchObject({ path: '/health', why: expect.stringMatching(/has "\/v1" before/) });
     // nothing close: no list at all

@@ -1,6 +1,7 @@
 /** One request-log entry in detail: the request, the rules' trace, the actions and the answer. */
 
 import { useState } from 'react';
+import { NearestEndpoints } from '../components/NearestEndpoints';
 import { StreamEvents } from '../components/StreamEvents';
 import { CopyButton, formatMs, HeaderTable, MethodBadge, StatusBadge } from '../components/ui';
 import { Link, paths } from '../router';
@@ -294,21 +295,7 @@ export function Detail({
           )}
         </dd>
       </dl>
-      {!e.endpointId && e.nearest && e.nearest.length > 0 && (
-        <>
-          <h3>Nearest endpoints</h3>
-          <ol className="trace" aria-label="Nearest endpoints">
-            {e.nearest.map((n) => (
-              <li key={`${n.method} ${n.path}`}>
-                <code>
-                  {n.method} {n.path}
-                </code>{' '}
-                — {n.why}
-              </li>
-            ))}
-          </ol>
-        </>
-      )}
+      <NearestEndpoints e={e} />
 
       {conversation && conversation.length > 0 && (
         <Conversation entries={conversation} rulesById={rulesById} selected={e.id} />
