@@ -86,4 +86,44 @@ describe('dashboard: keyboard, focus, contrast and a narrow screen', () => {
     expect(smallTargets, smallTargets.join('\n')).toEqual([]);
     await context.close();
   }, 120_000);
+
+  it('says how to lift the plan at the rule limit, and makes API keys for some projects with an end date', async () => {
+    const { token, context, page, pageErrors } = await signedInPage();
+    const project = await api('POST', '/api/projects', { name: 'Limits' }, token);
+    const other = await api('POST', '/api/projects', { name: 'Other' }, token);
+    const ep = await api('POST', `/api/projects/${project.id}/endpoints`, { method: 'GET', path: '/x' }, token);
+    for (const n of [1, 2, 3])
+      await api(
+        'POST',
+        `/api/projects/${project.id}/endpoints/${ep.id}/rules`,
+        { name: `r${n}`, response: { steps: [{ statusCode: 200 }] } },
+        token,
+      );
+    await page.goto(`${base}/projects/${project.id}/endpoints/${ep.id}`);
+    await visible(page.getByText(/as many as the free plan allows/));
+    await visible(page.getByText('MOCKYARD_DEFAULT_PLAN=unlimited'));
+    expect(await page.getByRole('button', { name: 'Add rule' }).isDisabled()).toBe(true);
+
+    await page.goto(`${base}/keys`);
+    const form = page.getByRole('form', { name: 'New API key' });
+    await form.getByRole('button', { name: 'Create key' }).click();
+    await visible(form.getByText('Give the key a name, for example “ci”.'));
+    await form.getByLabel('Name').fill('ci');
+    await form.getByLabel('Scope').selectOption('write');
+    await form.getByLabel('Limits').check();
+    await form.getByLabel('Other').check();
+    await form.getByLabel('Expires (optional)').fill('2099-12-31');
+    await shot(page, 'api-keys-form.png');
+    await form.getByRole('button', { name: 'Create key' }).click();
+    await visible(page.getByTestId('new-key'));
+    const [key] = await api('GET', '/api/auth/keys', undefined, token);
+    expect(key).toMatchObject({ name: 'ci', scope: 'write' });
+    expect([...key.projectIds].sort()).toEqual([project.id, other.id].sort());
+    expect(key.expiresAt.slice(0, 4)).toBe('2099');
+
+    expect(pageErrors).toEqual([]);
+    expect(violations, violations.join('\n')).toEqual([]);
+    expect(smallTargets, smallTargets.join('\n')).toEqual([]);
+    await context.close();
+  }, 120_000);
 });

@@ -225,7 +225,7 @@ export const api = {
 
   /** Stored variables of the shared state (session '') or of one mock session. */
   keys: (signal?: AbortSignal) => request<ApiKey[]>('GET', '/api/auth/keys', undefined, signal),
-  createKey: (body: { name: string; scope: 'read' | 'write'; projectIds?: string[] }) =>
+  createKey: (body: { name: string; scope: 'read' | 'write'; projectIds?: string[]; expiresAt?: string }) =>
     request<ApiKey & { key: string }>('POST', '/api/auth/keys', body),
   revokeKey: (id: string) => request<void>('DELETE', `/api/auth/keys/${enc(id)}`),
   /** Empties the request log (of one mock session). */

@@ -7,6 +7,7 @@ import { api, errorMessage } from '../api';
 import { useLoad } from '../hooks';
 import type { Collection } from '../types';
 import { useConfirm } from './confirm';
+import { JsonEditor } from './JsonEditor';
 import { useToast } from './toast';
 import { EmptyState, ErrorBanner, FieldError, Spinner } from './ui';
 
@@ -97,15 +98,14 @@ function SeedEditor({ projectId, c, onSaved }: { projectId: string; c: Collectio
         }
       }}
     >
-      <label htmlFor={`seed-${c.name}`}>Seed of {c.name} (saving starts every session again from it)</label>
-      <textarea
-        id={`seed-${c.name}`}
+      <JsonEditor
+        label={`Seed of ${c.name} (saving starts every session again from it)`}
         rows={6}
-        spellCheck={false}
         value={text}
-        onChange={(e) => setText(e.target.value)}
+        onChange={setText}
+        json
+        errors={check.ok ? (error ? [error] : []) : [check.message]}
       />
-      <FieldError messages={check.ok ? (error ? [error] : undefined) : [check.message]} />
       <button type="submit" className="btn btn-small" disabled={!check.ok}>
         Save seed
       </button>
@@ -138,9 +138,7 @@ function CollectionRow({ projectId, c, onChanged }: { projectId: string; c: Coll
         </span>
       </h3>
       <div className="row-actions">
-        <label className="sr-only" htmlFor={`session-${c.name}`}>
-          Mock session of {c.name}
-        </label>
+        <label htmlFor={`session-${c.name}`}>Mock session</label>
         <input
           id={`session-${c.name}`}
           value={session}
@@ -151,7 +149,9 @@ function CollectionRow({ projectId, c, onChanged }: { projectId: string; c: Coll
           type="button"
           className="btn btn-small"
           onClick={() =>
-            void run('Reset to the seed', () => api.resetCollection(projectId, c.name, session || undefined))
+            void run(`${c.name}: ${session ? `session ${session}` : 'every session'} reset to the seed`, () =>
+              api.resetCollection(projectId, c.name, session || undefined),
+            )
           }
         >
           Reset {session ? `session ${session}` : 'all'}
@@ -168,7 +168,7 @@ function CollectionRow({ projectId, c, onChanged }: { projectId: string; c: Coll
                 danger: true,
               })
             )
-              await run('Collection deleted', () => api.deleteCollection(projectId, c.name));
+              await run(`Collection ${c.name} deleted`, () => api.deleteCollection(projectId, c.name));
           }}
         >
           Delete
@@ -178,7 +178,9 @@ function CollectionRow({ projectId, c, onChanged }: { projectId: string; c: Coll
         className="inline-form"
         onSubmit={(e) => {
           e.preventDefault();
-          void run('REST endpoints created', () => api.createResources(projectId, c.name, path));
+          void run(`Six REST endpoints of ${c.name} created at ${path}`, () =>
+            api.createResources(projectId, c.name, path),
+          );
         }}
       >
         <label htmlFor={`resource-${c.name}`}>REST resource path</label>
@@ -195,11 +197,21 @@ function CollectionRow({ projectId, c, onChanged }: { projectId: string; c: Coll
           onChanged();
         }}
       />
+      <div className="section-head">
+        <h4 id={`items-${c.name}`}>
+          Items {session ? `of session ${session}` : 'of the shared state'} ({items.data?.length ?? '…'})
+        </h4>
+        <button type="button" className="btn btn-small" onClick={items.reload}>
+          Refresh items
+        </button>
+      </div>
       <ErrorBanner error={items.error} onRetry={items.reload} />
       {items.loading && !items.data ? (
         <Spinner label="Loading items…" />
       ) : (
-        <pre className="code-block">{JSON.stringify(items.data ?? [], null, 2)}</pre>
+        <section aria-labelledby={`items-${c.name}`}>
+          <pre className="code-block">{JSON.stringify(items.data ?? [], null, 2)}</pre>
+        </section>
       )}
     </li>
   );

@@ -11,7 +11,9 @@ export function KeysPage() {
   const projects = useLoad((s) => api.projects(s), []);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<'read' | 'write'>('read');
-  const [project, setProject] = useState('');
+  // no project picked: every project of the account
+  const [picked, setPicked] = useState<string[]>([]);
+  const [expires, setExpires] = useState('');
   const [shown, setShown] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const confirm = useConfirm();
@@ -23,10 +25,22 @@ export function KeysPage() {
   const create = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
+    if (!name.trim()) {
+      setError('Give the key a name, for example “ci”.');
+      return;
+    }
     try {
-      const made = await api.createKey({ name: name.trim(), scope, ...(project ? { projectIds: [project] } : {}) });
+      const made = await api.createKey({
+        name: name.trim(),
+        scope,
+        ...(picked.length > 0 ? { projectIds: picked } : {}),
+        // the end of the chosen day, in the browser's time zone
+        ...(expires ? { expiresAt: new Date(`${expires}T23:59:59`).toISOString() } : {}),
+      });
       setShown(made.key);
       setName('');
+      setPicked([]);
+      setExpires('');
       keys.reload();
     } catch (err) {
       setError(errorMessage(err));
@@ -57,28 +71,57 @@ export function KeysPage() {
       <h1>API keys</h1>
       <p className="muted">
         For CI and test suites: send a key as <code>Authorization: Bearer …</code> wherever a login token works. A read
-        key only reads (and counts requests); a key may be limited to one project.
+        key only reads (and counts requests); a key may be limited to some projects and given an end date.
       </p>
-      <form className="card inline-form" onSubmit={create} aria-label="New API key">
-        <label htmlFor="key-name">Name</label>
-        <input id="key-name" value={name} maxLength={100} placeholder="ci" onChange={(e) => setName(e.target.value)} />
-        <label htmlFor="key-scope">Scope</label>
-        <select id="key-scope" value={scope} onChange={(e) => setScope(e.target.value as 'read' | 'write')}>
-          <option value="read">Read</option>
-          <option value="write">Write</option>
-        </select>
-        <label htmlFor="key-project">Project</label>
-        <select id="key-project" value={project} onChange={(e) => setProject(e.target.value)}>
-          <option value="">All my projects</option>
+      <form className="card key-form" onSubmit={create} aria-label="New API key">
+        <div className="field">
+          <label htmlFor="key-name">Name</label>
+          <input
+            id="key-name"
+            value={name}
+            maxLength={100}
+            placeholder="ci"
+            onChange={(e) => setName(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="key-scope">Scope</label>
+          <select id="key-scope" value={scope} onChange={(e) => setScope(e.target.value as 'read' | 'write')}>
+            <option value="read">Read: read and count requests</option>
+            <option value="write">Write: everything a login can do</option>
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="key-expires">Expires (optional)</label>
+          <input
+            id="key-expires"
+            type="date"
+            value={expires}
+            min={new Date().toISOString().slice(0, 10)}
+            onChange={(e) => setExpires(e.target.value)}
+          />
+        </div>
+        <fieldset className="field key-projects">
+          <legend>Projects</legend>
+          <p className="hint">None checked: every project of your account, new ones included.</p>
           {(projects.data ?? []).map((p) => (
-            <option key={p.id} value={p.id}>
+            <label key={p.id} className="check">
+              <input
+                type="checkbox"
+                checked={picked.includes(p.id)}
+                onChange={(e) =>
+                  setPicked((old) => (e.target.checked ? [...old, p.id] : old.filter((x) => x !== p.id)))
+                }
+              />
               {p.name}
-            </option>
+            </label>
           ))}
-        </select>
-        <button type="submit" className="btn btn-primary btn-small" disabled={!name.trim()}>
-          Create key
-        </button>
+        </fieldset>
+        <div className="key-actions">
+          <button type="submit" className="btn btn-primary">
+            Create key
+          </button>
+        </div>
         <FieldError messages={error ? [error] : undefined} />
       </form>
       {shown && (

@@ -6,6 +6,7 @@ import { moved, useDragReorder } from '../components/drag-reorder';
 import { useToast } from '../components/toast';
 import { EmptyState, ErrorBanner, Spinner } from '../components/ui';
 import { useLoad } from '../hooks';
+import { followStream } from '../sse';
 import { RULE_LIMITS, type Rule } from '../types';
 import { newRuleDraft, toDraft } from './draft';
 import { RuleCard } from './RuleCard';
@@ -58,18 +59,40 @@ export function RulesPanel({
   const drag = useDragReorder((from, to) => void moveTo(from, to), busy !== null);
   const setData = rules.setData;
 
-  // Sequence positions move with mock traffic: refresh quietly while the page is visible.
+  // Sequence positions move with mock traffic: the project's live request stream says when a request
+  // of this endpoint was answered, and the rules are read again at once (and every 15 s regardless).
   useEffect(() => {
+    let pending: number | null = null;
+    const refresh = () => {
+      if (pending !== null) return;
+      pending = window.setTimeout(() => {
+        pending = null;
+        api
+          .rules(projectId, endpointId, session)
+          .then((r) => {
+            if (sessionRef.current === session) setData(() => r);
+          })
+          .catch(() => {});
+      }, 100);
+    };
+    const stream = followStream(`/api/projects/${encodeURIComponent(projectId)}/requests/stream`, {
+      onData: (data) => {
+        try {
+          if ((JSON.parse(data) as { endpointId?: string | null }).endpointId === endpointId) refresh();
+        } catch {
+          // not an entry
+        }
+      },
+      onStatus: () => {},
+    });
     const t = window.setInterval(() => {
-      if (document.visibilityState !== 'visible') return;
-      api
-        .rules(projectId, endpointId, session)
-        .then((r) => {
-          if (sessionRef.current === session) setData(() => r);
-        })
-        .catch(() => {});
-    }, 4000);
-    return () => window.clearInterval(t);
+      if (document.visibilityState === 'visible') refresh();
+    }, 15_000);
+    return () => {
+      stream.close();
+      window.clearInterval(t);
+      if (pending !== null) window.clearTimeout(pending);
+    };
   }, [projectId, endpointId, session, setData]);
 
   // Writes answer with the shared state: keep the shown session's position until the next refresh.
@@ -155,10 +178,18 @@ export function RulesPanel({
           </button>
         )}
       </div>
-      {atLimit && editing === 'new' && (
-        <p className="banner banner-warn">
-          This endpoint already has {list.length} rules, the limit of your plan; saving will be refused.
-        </p>
+      {atLimit && (
+        <div className="banner banner-warn banner-block" role="note">
+          <p>
+            This endpoint has {list.length} rules, as many as the {user?.plan ?? 'free'} plan allows: adding and
+            duplicating rules wait for a larger plan (pro 15, business 25, unlimited no limit).
+          </p>
+          <p className="small">
+            On your own server: <code>MOCKYARD_DEFAULT_PLAN=unlimited</code> sets the plan of new accounts,{' '}
+            <code>npx mockyard user set-plan &lt;email&gt; pro</code> (or <code>PATCH /api/admin/users/:id</code> with
+            the admin token) lifts one account; <code>serve --file</code> has no limit.
+          </p>
+        </div>
       )}
       {editing === 'new' && (
         <RuleEditor
