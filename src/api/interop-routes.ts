@@ -6,13 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { RULE_LIMITS } from '../domain/model.js';
 import { ProjectSchema } from '../domain/schemas.js';
-import {
-  checkImport,
-  type ExportDocumentInput,
-  ExportDocumentSchema,
-  exportProject,
-  importProject,
-} from '../interop/export.js';
+import { type ExportDocumentInput, ExportDocumentSchema, exportProject, importProject } from '../interop/export.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 import { projectViewer } from './project-routes.js';
 
@@ -56,14 +50,11 @@ export function interopRoutes(app: FastifyInstance, { store, config }: ApiDeps):
     async (req, reply) => {
       const me = caller(req);
       const rulesPerEndpoint = RULE_LIMITS[me.plan];
-      const checked = checkImport(req.body, req.query.name, {
+      const project = await importProject(store, me.id, req.body, req.query.name, {
         rulesPerEndpoint,
         endpointsPerProject: config.maxEndpointsPerProject,
-        storage: config.caps,
-      });
-      const project = await importProject(store, me.id, checked, {
-        rulesPerEndpoint,
         projectsPerUser: config.maxProjectsPerUser,
+        storage: config.caps,
       });
       reply.code(201);
       return projectView(project);

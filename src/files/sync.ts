@@ -7,7 +7,6 @@
  * are checked as imports check them; a seed or stored value changed in the file is applied.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { checkSeed } from '../domain/collections.js';
 import type { Endpoint, RuleRecord } from '../domain/model.js';
 import { routeKey } from '../domain/paths.js';
 import type { RuleInput } from '../domain/validate.js';
@@ -117,15 +116,6 @@ async function syncRules(
 }
 
 /** Seeds checked as imports check them: a bad one is a warning and an empty collection. */
-function seedOf(c: Converted['collections'][number], report: SyncReport) {
-  try {
-    return checkSeed(c.seed, c.idField);
-  } catch (e) {
-    report.warnings.push({ pointer: c.pointer, message: `seed not loaded: ${(e as Error).message}` });
-    return [];
-  }
-}
-
 export async function syncProject(
   store: Store,
   ownerId: string,
@@ -134,7 +124,7 @@ export async function syncProject(
   rulesPerEndpoint: number,
   was: SyncState | null = null,
 ): Promise<SyncReport> {
-  const now: SyncState = { projectStorage: conv.projectStorage, endpointStorage: new Map() };
+  const now: SyncState = { projectStorage: [], endpointStorage: new Map() };
   const report: SyncReport = {
     state: now,
     created: 0,
@@ -144,7 +134,8 @@ export async function syncProject(
     skipped: [...conv.skipped],
     warnings: [...conv.warnings],
   };
-  const drafts = check(conv, rulesPerEndpoint, report);
+  const checked = check(conv, rulesPerEndpoint, report);
+  now.projectStorage = checked.projectStorage;
 
   const project = await store.projects.require(ownerId, projectId);
   const fallbackUrl = conv.fallbackUrl ?? null;
@@ -153,14 +144,15 @@ export async function syncProject(
   if (JSON.stringify(project.config) !== JSON.stringify(config))
     await store.projects.update(ownerId, projectId, { config });
 
-  if (was === null ? conv.projectStorage.length > 0 : !isDeepStrictEqual(was.projectStorage, conv.projectStorage))
-    await store.hot.updateStorage({ kind: 'project', id: projectId }, '', () => conv.projectStorage);
+  const shared = checked.projectStorage;
+  if (was === null ? shared.length > 0 : !isDeepStrictEqual(was.projectStorage, shared))
+    await store.hot.updateStorage({ kind: 'project', id: projectId }, '', () => shared);
 
   const current = new Map((await store.collections.list(ownerId, projectId)).map((c) => [c.name, c]));
-  for (const c of conv.collections) {
+  for (const c of checked.collections) {
     const had = current.get(c.name);
     current.delete(c.name);
-    const seed = seedOf(c, report);
+    const seed = c.seed;
     if (!had) await store.collections.create(ownerId, projectId, c.name, { idField: c.idField, seed });
     else if (had.idField !== c.idField || !isDeepStrictEqual(had.seed, seed))
       await store.collections.update(ownerId, projectId, c.name, { idField: c.idField, seed });
@@ -169,11 +161,8 @@ export async function syncProject(
 
   const existing = new Map<string, Endpoint>();
   for (const e of await store.endpoints.list(ownerId, projectId)) existing.set(`${e.method} ${routeKey(e.path)}`, e);
-  const seen = new Set<string>();
-  for (const d of drafts) {
+  for (const d of checked.endpoints) {
     const key = `${d.input.method} ${d.input.routeKey}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
     let endpoint = existing.get(key);
     existing.delete(key);
     let state: 'created' | 'updated' | 'unchanged' = endpoint ? 'unchanged' : 'created';

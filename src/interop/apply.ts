@@ -33,6 +33,8 @@ export interface ApplyOptions {
   rulesPerEndpoint: number;
   /** the stored-variable caps a store_variable action obeys (defaults: docs/limits.md) */
   storage?: StorageCaps;
+  /** the document as `check` already checked it (a new project's import checks before it creates) */
+  checked?: CheckedDocument;
 }
 
 export interface Checked {
@@ -42,19 +44,40 @@ export interface Checked {
   pointer: string;
 }
 
+export interface CheckedDocument {
+  endpoints: Checked[];
+  collections: { name: string; idField: string; seed: Record<string, unknown>[]; pointer: string }[];
+  projectStorage: [string, string][];
+}
+
 const why = (e: unknown) =>
   e instanceof AppError
     ? (e.details ?? [{ path: '', message: e.message }]).map((d) => `${d.path} ${d.message}`.trim()).join('; ')
     : String(e);
 
-/** Every draft checked as the API checks a create; what fails is reported, not written. */
+/**
+ * Every draft checked as the API checks a create. Leniently (an import into a project) what fails is
+ * skipped with a warning; strictly (`problems` given: a new project from an export, all or nothing)
+ * each failure is a problem under the draft's pointer, the converter's warnings included, and no rule
+ * is cut at the plan's limit (the caller refuses the document instead).
+ */
 export function check(
   conv: Converted,
   rulesPerEndpoint: number,
   report: Pick<ImportReport, 'skipped' | 'warnings'>,
   storageCaps: StorageCaps = DEFAULT_STORAGE_CAPS,
-): Checked[] {
-  const out: Checked[] = [];
+  problems?: ErrorDetail[],
+): CheckedDocument {
+  /** a failure at `pointer`: a problem (its details re-rooted there) or a warning */
+  const fail = (pointer: string, e: unknown, warning: string) => {
+    if (!problems) return report.warnings.push({ pointer, message: warning });
+    if (!(e instanceof AppError) || e.code !== 'validation_failed') throw e;
+    for (const d of e.details ?? [{ path: '/', message: e.message }])
+      problems.push({ path: `${pointer}${d.path === '/' ? '' : d.path}`, message: d.message });
+  };
+  if (problems) for (const w of conv.warnings) problems.push({ path: w.pointer, message: w.message });
+  const out: CheckedDocument = { endpoints: [], collections: [], projectStorage: [] };
+  const routes = new Map<string, string>();
   for (const d of conv.endpoints) {
     let input: EndpointInput;
     try {
@@ -71,13 +94,17 @@ export function check(
         ...(d.validation ? { validation: d.validation } : {}),
       });
     } catch (e) {
-      report.skipped.push({ method: d.method, path: d.path, reason: why(e) });
-      report.warnings.push({ pointer: d.pointer, message: `not imported: ${why(e)}` });
+      if (!problems) report.skipped.push({ method: d.method, path: d.path, reason: why(e) });
+      fail(d.pointer, e, `not imported: ${why(e)}`);
+      for (const r of problems ? d.rules : []) {
+        const bad = attempt(() => validateRule(ruleFields(r)));
+        if (bad) fail(r.pointer, bad, '');
+      }
       continue;
     }
     const rules: RuleInput[] = [];
     for (const r of d.rules) {
-      if (rules.length >= rulesPerEndpoint) {
+      if (!problems && rules.length >= rulesPerEndpoint) {
         report.warnings.push({
           pointer: r.pointer,
           message: `not imported: the plan allows ${rulesPerEndpoint} rules per endpoint (${d.method} ${d.path} has ${d.rules.length}); the ${planFor(d.rules.length)} plan allows ${RULE_LIMITS[planFor(d.rules.length)]} (MOCKYARD_DEFAULT_PLAN, or the admin API)`,
@@ -85,26 +112,88 @@ export function check(
         continue;
       }
       try {
-        const { pointer: _p, ...fields } = r;
         rules.push(
-          validateRule(fields as unknown as Record<string, unknown>, undefined, {
-            onHeavyRegex: (at, message) =>
-              report.warnings.push({
-                pointer: r.pointer,
-                message: `rule imported inactive: ${at.slice(1)}: ${message}`,
-              }),
-          }),
+          validateRule(
+            ruleFields(r),
+            undefined,
+            problems
+              ? {}
+              : {
+                  onHeavyRegex: (at, message) =>
+                    report.warnings.push({
+                      pointer: r.pointer,
+                      message: `rule imported inactive: ${at.slice(1)}: ${message}`,
+                    }),
+                },
+          ),
         );
       } catch (e) {
-        report.warnings.push({ pointer: r.pointer, message: `rule not imported: ${why(e)}` });
+        fail(r.pointer, e, `rule not imported: ${why(e)}`);
       }
     }
+    const route = `${input.method} ${input.routeKey}`;
+    const first = routes.get(route);
+    if (first !== undefined) {
+      if (problems)
+        problems.push({
+          path: `${d.pointer}/path`,
+          message: `${input.method} ${input.path} is the same route as ${first}`,
+        });
+      else {
+        report.skipped.push({
+          method: input.method,
+          path: input.path,
+          reason: 'a second endpoint of the document on this route',
+        });
+        report.warnings.push({
+          pointer: d.pointer,
+          message: 'not imported: the same route as an earlier endpoint of the document',
+        });
+      }
+      continue;
+    }
+    routes.set(route, d.pointer);
     const { kept, cut } = capStorage(d.storage ?? [], storageCaps);
-    for (const c of cut)
-      report.warnings.push({ pointer: d.pointer, message: `stored value ${c.name} not imported: ${c.why}` });
-    out.push({ input, rules, storage: kept, pointer: d.pointer });
+    for (const c of cut) {
+      const at = d.storageAt ? `${d.storageAt}/${pointerPart(c.name)}` : d.pointer;
+      if (problems) problems.push({ path: at, message: c.why });
+      else report.warnings.push({ pointer: at, message: `stored value ${c.name} not imported: ${c.why}` });
+    }
+    out.endpoints.push({ input, rules, storage: kept, pointer: d.pointer });
   }
+  for (const c of conv.collections) {
+    try {
+      out.collections.push({ ...c, seed: checkSeed(c.seed, c.idField) });
+    } catch (e) {
+      fail(c.pointer, e, `seed not imported: ${why(e)}`);
+      if (!problems) out.collections.push({ ...c, seed: [] });
+    }
+  }
+  const { kept, cut } = capStorage(conv.projectStorage, storageCaps);
+  for (const c of cut) {
+    const at = `/projectStorage/${pointerPart(c.name)}`;
+    if (problems) problems.push({ path: at, message: c.why });
+    else report.warnings.push({ pointer: at, message: `stored value ${c.name} not imported: ${c.why}` });
+  }
+  out.projectStorage = kept;
   return out;
+}
+
+const pointerPart = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
+
+function ruleFields(r: Converted['endpoints'][number]['rules'][number]): Record<string, unknown> {
+  const { pointer: _p, ...fields } = r;
+  return fields as unknown as Record<string, unknown>;
+}
+
+/** What `fn` throws, or null. */
+function attempt(fn: () => unknown): unknown {
+  try {
+    fn();
+    return null;
+  } catch (e) {
+    return e;
+  }
 }
 
 export async function applyImport(
@@ -122,33 +211,18 @@ export async function applyImport(
     warnings: [...conv.warnings],
   };
   const projectId = project.id;
-  const drafts = check(conv, opts.rulesPerEndpoint, report, opts.storage);
+  const checked = opts.checked ?? check(conv, opts.rulesPerEndpoint, report, opts.storage);
   const existing = new Map<string, Endpoint>();
   for (const e of await store.endpoints.list(ownerId, projectId)) existing.set(`${e.method} ${routeKey(e.path)}`, e);
   const collections = new Set((await store.collections.list(ownerId, projectId)).map((c) => c.name));
-  const seen = new Set<string>();
   const fresh: Checked[] = [];
   const collisions: { draft: Checked; current: Endpoint }[] = [];
-  for (const d of drafts) {
-    const key = `${d.input.method} ${d.input.routeKey}`;
-    if (seen.has(key)) {
-      report.skipped.push({
-        method: d.input.method,
-        path: d.input.path,
-        reason: 'a second endpoint of the document on this route',
-      });
-      report.warnings.push({
-        pointer: d.pointer,
-        message: 'not imported: the same route as an earlier endpoint of the document',
-      });
-      continue;
-    }
-    seen.add(key);
-    const current = existing.get(key);
+  for (const d of checked.endpoints) {
+    const current = existing.get(`${d.input.method} ${d.input.routeKey}`);
     if (current) collisions.push({ draft: d, current });
     else fresh.push(d);
   }
-  const clashing = conv.collections.filter((c) => collections.has(c.name));
+  const clashing = checked.collections.filter((c) => collections.has(c.name));
   if ((collisions.length > 0 || clashing.length > 0) && opts.onConflict === 'fail') {
     const details: ErrorDetail[] = [
       ...collisions.map(({ draft, current }) => ({
@@ -170,23 +244,15 @@ export async function applyImport(
       `At most ${opts.maxEndpoints} endpoints per project; the import would make ${count}`,
     );
 
-  for (const c of conv.collections) {
-    const seed = (() => {
-      try {
-        return checkSeed(c.seed, c.idField);
-      } catch (e) {
-        report.warnings.push({ pointer: c.pointer, message: `seed not imported: ${why(e)}` });
-        return [];
-      }
-    })();
-    if (!collections.has(c.name))
-      await store.collections.create(ownerId, projectId, c.name, { idField: c.idField, seed });
+  for (const c of checked.collections) {
+    const { idField, seed } = c;
+    if (!collections.has(c.name)) await store.collections.create(ownerId, projectId, c.name, { idField, seed });
     else if (opts.onConflict === 'replace')
-      await store.collections.update(ownerId, projectId, c.name, { idField: c.idField, seed });
+      await store.collections.update(ownerId, projectId, c.name, { idField, seed });
     else report.warnings.push({ pointer: c.pointer, message: `the project's collection ${c.name} is kept` });
   }
-  if (conv.projectStorage.length > 0)
-    await store.hot.updateStorage({ kind: 'project', id: projectId }, '', () => conv.projectStorage);
+  if (checked.projectStorage.length > 0)
+    await store.hot.updateStorage({ kind: 'project', id: projectId }, '', () => checked.projectStorage);
   if (conv.config && Object.keys(conv.config).length > 0) {
     try {
       const { config } = validateProject({ config: { ...conv.config, ...project.config } }, true);

@@ -4,12 +4,10 @@
  * and dereferenced in a worker (interop/parser-pool.ts); the other formats are plain data walks.
  */
 
-import type { Static } from '@sinclair/typebox';
-import { DEFAULT_MODES } from '../domain/contract.js';
 import { AppError, validationError } from '../domain/errors.js';
 import { compileValidator, type ErrorDetail } from '../domain/validator.js';
 import { loadFaker } from '../runtime/faker.js';
-import { ExportDocumentSchema } from './export.js';
+import { type ExportDocumentInput, ExportDocumentSchema, exportToDrafts } from './export.js';
 import { convertHar, isHar } from './har.js';
 import { convertMockoon, isMockoon } from './mockoon.js';
 import { planImport } from './openapi-import.js';
@@ -71,52 +69,7 @@ function fromExport(doc: unknown): Converted {
   // the validator the API's POST /api/projects/import uses for the same schema
   const problems = checkExport(doc);
   if (problems !== null) throw validationError(problems, 'The Mockyard export document is not valid');
-  return exportToDrafts(doc as Static<typeof ExportDocumentSchema>);
-}
-
-function exportToDrafts(doc: Static<typeof ExportDocumentSchema>): Converted {
-  const out = emptyConverted('mockyard');
-  out.name = doc.project.name;
-  out.fallbackUrl = doc.project.fallbackUrl ?? null;
-  if (doc.project.config) out.config = doc.project.config;
-  doc.endpoints.forEach((e, i) => {
-    const { rules = [], ...fields } = e;
-    const key = `${String(fields.method).toUpperCase()} ${fields.path}`;
-    out.endpoints.push({
-      method: String(fields.method).toUpperCase() as Converted['endpoints'][number]['method'],
-      path: fields.path,
-      statusCode: fields.statusCode ?? 200,
-      responseBody: fields.responseBody ?? '',
-      contentType: fields.contentType ?? 'application/json',
-      ...(fields.data ? { data: fields.data } : {}),
-      ...(fields.headers ? { headers: fields.headers } : {}),
-      ...(fields.channels ? { channels: fields.channels } : {}),
-      ...(fields.graphql ? { graphql: fields.graphql } : {}),
-      ...(fields.validation ? { validation: { ...DEFAULT_MODES, ...fields.validation } } : {}),
-      rules: rules.map((r, j) => ({
-        ...(r.on ? { on: r.on } : {}),
-        name: r.name,
-        priority: r.priority ?? 0,
-        active: r.active ?? true,
-        conditions: (r.conditions ?? []) as Converted['endpoints'][number]['rules'][number]['conditions'],
-        response: (r.response ?? null) as Converted['endpoints'][number]['rules'][number]['response'],
-        actions: (r.actions ?? []) as Converted['endpoints'][number]['rules'][number]['actions'],
-        pointer: `/endpoints/${i}/rules/${j}`,
-      })),
-      storage: Object.entries(doc.storage?.[key] ?? {}),
-      pointer: `/endpoints/${i}`,
-    });
-  });
-  (doc.collections ?? []).forEach((c, i) => {
-    out.collections.push({
-      name: c.name,
-      idField: c.idField ?? 'id',
-      seed: (c.seed ?? []) as Record<string, unknown>[],
-      pointer: `/collections/${i}`,
-    });
-  });
-  out.projectStorage = Object.entries(doc.projectStorage ?? {});
-  return out;
+  return exportToDrafts(doc as ExportDocumentInput);
 }
 
 /** `doc` as `format` (detected when absent: `400 unknown_format` when nothing fits). */

@@ -11,9 +11,8 @@
  */
 
 import { type Static, Type } from '@sinclair/typebox';
-import { checkSeed } from '../domain/collections.js';
 import { planFor, RULE_LIMITS } from '../domain/constants.js';
-import type { ValidationModes } from '../domain/contract.js';
+import { DEFAULT_MODES, type ValidationModes } from '../domain/contract.js';
 import { AppError, type ErrorDetail, validationError } from '../domain/errors.js';
 import type { GraphqlConfig } from '../domain/graphql.js';
 import {
@@ -27,15 +26,11 @@ import {
 } from '../domain/model.js';
 import { EndpointBody, LIMITS, RuleBody } from '../domain/schemas.js';
 import type { Trigger } from '../domain/sockets.js';
-import { capStorage, DEFAULT_STORAGE_CAPS, type StorageCaps } from '../domain/storage-caps.js';
-import {
-  type EndpointInput,
-  type RuleInput,
-  validateEndpoint,
-  validateProject,
-  validateRule,
-} from '../domain/validate.js';
+import type { StorageCaps } from '../domain/storage-caps.js';
+import { type RuleInput, validateProject } from '../domain/validate.js';
 import type { Store } from '../store/index.js';
+import { applyImport, check } from './apply.js';
+import { type Converted, emptyConverted } from './types.js';
 
 export const EXPORT_VERSION = 1;
 
@@ -188,13 +183,136 @@ export async function exportProject(
 
 export type ExportDocumentInput = Static<typeof ExportDocumentSchema>;
 
-interface CheckedImport {
-  name: string;
-  fallbackUrl: string | null;
-  config: Record<string, string>;
-  endpoints: { input: EndpointInput; rules: RuleInput[]; storage: [string, string][] }[];
-  collections: { name: string; idField: string; seed: Record<string, unknown>[] }[];
-  projectStorage: [string, string][];
+/** An export document as drafts for `apply.ts` (every door's one reading of the format). */
+export function exportToDrafts(doc: ExportDocumentInput): Converted {
+  const out = emptyConverted('mockyard');
+  out.name = doc.project.name;
+  out.fallbackUrl = doc.project.fallbackUrl ?? null;
+  if (doc.project.config) out.config = doc.project.config;
+  // storage keys are "METHOD path", the method in any case
+  const storage = new Map<string, { key: string; values: Record<string, string> }>();
+  for (const [key, values] of Object.entries(doc.storage ?? {})) {
+    const sp = key.indexOf(' ');
+    storage.set(sp > 0 ? storageKey(key.slice(0, sp), key.slice(sp + 1)) : key, { key, values });
+  }
+  const used = new Set<string>();
+  doc.endpoints.forEach((e, i) => {
+    const { rules = [], ...fields } = e;
+    const method = String(fields.method).toUpperCase() as HttpMethod;
+    const stored = storage.get(storageKey(method, fields.path));
+    if (stored) used.add(stored.key);
+    out.endpoints.push({
+      method,
+      path: fields.path,
+      statusCode: fields.statusCode ?? 200,
+      responseBody: fields.responseBody ?? '',
+      contentType: fields.contentType ?? 'application/json',
+      ...(fields.data ? { data: fields.data } : {}),
+      ...(fields.headers ? { headers: fields.headers } : {}),
+      ...(fields.channels ? { channels: fields.channels } : {}),
+      ...(fields.graphql ? { graphql: fields.graphql } : {}),
+      ...(fields.validation ? { validation: { ...DEFAULT_MODES, ...fields.validation } } : {}),
+      rules: rules.map((r, j) => ({
+        ...(r as unknown as RuleInput),
+        priority: r.priority ?? 0,
+        active: r.active ?? true,
+        conditions: (r.conditions ?? []) as Condition[],
+        response: (r.response ?? null) as RuleResponse | null,
+        actions: (r.actions ?? []) as Action[],
+        pointer: `/endpoints/${i}/rules/${j}`,
+      })),
+      storage: Object.entries(stored?.values ?? {}),
+      ...(stored ? { storageAt: `/storage/${pointerPart(stored.key)}` } : {}),
+      pointer: `/endpoints/${i}`,
+    });
+  });
+  for (const { key } of storage.values())
+    if (!used.has(key))
+      out.warnings.push({
+        pointer: `/storage/${pointerPart(key)}`,
+        message: 'names no endpoint of this document ("METHOD path")',
+      });
+  const names = new Set<string>();
+  (doc.collections ?? []).forEach((c, i) => {
+    if (names.has(c.name)) {
+      out.warnings.push({ pointer: `/collections/${i}/name`, message: `a second collection ${c.name}` });
+      return;
+    }
+    names.add(c.name);
+    const seed = (c.seed ?? []) as Record<string, unknown>[];
+    out.collections.push({ name: c.name, idField: c.idField ?? 'id', seed, pointer: `/collections/${i}` });
+  });
+  out.projectStorage = Object.entries(doc.projectStorage ?? {});
+  return out;
+}
+
+export interface ImportLimits {
+  /** rules per endpoint of the caller's plan */
+  rulesPerEndpoint: number;
+  endpointsPerProject: number;
+  projectsPerUser: number;
+  /** the stored-variable caps (config.caps); the defaults when not given */
+  storage?: StorageCaps;
+}
+
+/**
+ * A schema-valid export document as a new project of the caller, all or nothing: every record
+ * checked as the API checks it (one 400 listing every problem), the plan's rule limit a 403, then
+ * written through the same `applyImport` every other door uses; a half-made project is removed.
+ */
+export async function importProject(
+  store: Store,
+  ownerId: string,
+  doc: ExportDocumentInput,
+  nameOverride: string | undefined,
+  limits: ImportLimits,
+): Promise<Project> {
+  const problems: ErrorDetail[] = [];
+  const fields = { name: doc.project.name, fallbackUrl: doc.project.fallbackUrl ?? null, config: doc.project.config };
+  const project = under('/project', problems, () => validateProject({ ...fields, config: fields.config ?? {} }, false));
+  let name = project?.name ?? '';
+  if (nameOverride !== undefined) {
+    const over = under('', problems, () => validateProject({ name: nameOverride }, true));
+    if (over?.name !== undefined) name = over.name;
+  }
+  const conv = exportToDrafts(doc);
+  const report = { skipped: [], warnings: [] };
+  const checked = check(conv, limits.rulesPerEndpoint, report, limits.storage, problems);
+  if (problems.length > 0) throw validationError(problems);
+  if (doc.endpoints.length > limits.endpointsPerProject)
+    throw new AppError('limit_exceeded', `At most ${limits.endpointsPerProject} endpoints per project`);
+  doc.endpoints.forEach((e, i) => {
+    const n = e.rules?.length ?? 0;
+    if (n > limits.rulesPerEndpoint) {
+      throw new AppError(
+        'plan_limit_exceeded',
+        `Your plan allows ${limits.rulesPerEndpoint} rules per endpoint; /endpoints/${i} (${e.method} ${e.path}) has ${n}; the ${planFor(n)} plan allows ${RULE_LIMITS[planFor(n)]} (MOCKYARD_DEFAULT_PLAN, or the admin API)`,
+      );
+    }
+  });
+  const created = await store.projects.create(
+    ownerId,
+    { name, fallbackUrl: project?.fallbackUrl ?? null, config: project?.config ?? {} },
+    limits.projectsPerUser,
+  );
+  try {
+    await applyImport(
+      store,
+      ownerId,
+      created,
+      { ...conv, config: undefined, fallbackUrl: null },
+      {
+        onConflict: 'fail',
+        maxEndpoints: limits.endpointsPerProject,
+        rulesPerEndpoint: limits.rulesPerEndpoint,
+        checked,
+      },
+    );
+  } catch (err) {
+    await store.projects.delete(ownerId, created.id).catch(() => {});
+    throw err;
+  }
+  return created;
 }
 
 /** Runs `fn` and re-roots the details of a validation error it throws under `prefix`. */
@@ -210,137 +328,4 @@ function under<T>(prefix: string, problems: ErrorDetail[], fn: () => T): T | und
     }
     throw e;
   }
-}
-
-export interface ImportLimits {
-  /** rules per endpoint of the caller's plan */
-  rulesPerEndpoint: number;
-  endpointsPerProject: number;
-  /** the stored-variable caps (config.caps); the defaults when not given */
-  storage?: StorageCaps;
-}
-
-/**
- * Semantic checks of a schema-valid document: every endpoint and rule as the API would check it,
- * no two endpoints on one route, storage keys naming an endpoint of the document, the limits.
- */
-export function checkImport(doc: ExportDocumentInput, nameOverride: string | undefined, limits: ImportLimits) {
-  const problems: ErrorDetail[] = [];
-  const project = under('/project', problems, () =>
-    validateProject(
-      { name: doc.project.name, fallbackUrl: doc.project.fallbackUrl ?? null, config: doc.project.config ?? {} },
-      false,
-    ),
-  );
-  let name = project?.name ?? '';
-  if (nameOverride !== undefined) {
-    const over = under('', problems, () => validateProject({ name: nameOverride }, true));
-    if (over?.name !== undefined) name = over.name;
-  }
-  const out: CheckedImport = {
-    name,
-    fallbackUrl: project?.fallbackUrl ?? null,
-    config: project?.config ?? {},
-    endpoints: [],
-    collections: [],
-    projectStorage: Object.entries(doc.projectStorage ?? {}),
-  };
-  const names = new Set<string>();
-  (doc.collections ?? []).forEach((c, i) => {
-    if (names.has(c.name)) problems.push({ path: `/collections/${i}/name`, message: `a second collection ${c.name}` });
-    names.add(c.name);
-    const idField = c.idField ?? 'id';
-    const seed = under(`/collections/${i}`, problems, () =>
-      checkSeed((c.seed ?? []) as Record<string, unknown>[], idField),
-    );
-    if (seed) out.collections.push({ name: c.name, idField, seed });
-  });
-  const routes = new Map<string, number>();
-  const byKey = new Map<string, number>();
-  doc.endpoints.forEach((e, i) => {
-    const { rules = [], ...fields } = e;
-    const input = under(`/endpoints/${i}`, problems, () => validateEndpoint(fields));
-    const checkedRules: RuleInput[] = [];
-    rules.forEach((r, j) => {
-      const rule = under(`/endpoints/${i}/rules/${j}`, problems, () => validateRule(r as Record<string, unknown>));
-      if (rule) checkedRules.push(rule);
-    });
-    if (!input) return;
-    const route = `${input.method} ${input.routeKey}`;
-    const first = routes.get(route);
-    if (first !== undefined) {
-      problems.push({
-        path: `/endpoints/${i}/path`,
-        message: `${input.method} ${input.path} is the same route as /endpoints/${first}`,
-      });
-    }
-    routes.set(route, i);
-    byKey.set(storageKey(input.method, input.path), i);
-    out.endpoints.push({ input, rules: checkedRules, storage: [] });
-  });
-  for (const [key, values] of Object.entries(doc.storage ?? {})) {
-    const sp = key.indexOf(' ');
-    const i = sp > 0 ? byKey.get(storageKey(key.slice(0, sp), key.slice(sp + 1))) : undefined;
-    if (i === undefined) {
-      problems.push({
-        path: `/storage/${pointerPart(key)}`,
-        message: 'names no endpoint of this document ("METHOD path")',
-      });
-      continue;
-    }
-    out.endpoints[i]?.storage.push(...Object.entries(values));
-  }
-  // stored values obey the caps a store_variable action obeys
-  const caps = limits.storage ?? DEFAULT_STORAGE_CAPS;
-  const capped = (entries: [string, string][], at: (name: string) => string) => {
-    for (const c of capStorage(entries, caps).cut) problems.push({ path: at(c.name), message: c.why });
-  };
-  capped(out.projectStorage, (n) => `/projectStorage/${pointerPart(n)}`);
-  for (const [key, values] of Object.entries(doc.storage ?? {}))
-    capped(Object.entries(values), (n) => `/storage/${pointerPart(key)}/${pointerPart(n)}`);
-  if (problems.length > 0) throw validationError(problems);
-  if (doc.endpoints.length > limits.endpointsPerProject) {
-    throw new AppError('limit_exceeded', `At most ${limits.endpointsPerProject} endpoints per project`);
-  }
-  doc.endpoints.forEach((e, i) => {
-    const n = e.rules?.length ?? 0;
-    if (n > limits.rulesPerEndpoint) {
-      throw new AppError(
-        'plan_limit_exceeded',
-        `Your plan allows ${limits.rulesPerEndpoint} rules per endpoint; /endpoints/${i} (${e.method} ${e.path}) has ${n}; the ${planFor(n)} plan allows ${RULE_LIMITS[planFor(n)]} (MOCKYARD_DEFAULT_PLAN, or the admin API)`,
-      );
-    }
-  });
-  return out;
-}
-
-/** Writes a checked document as a new project of the caller; all or nothing. */
-export async function importProject(
-  store: Store,
-  ownerId: string,
-  checked: ReturnType<typeof checkImport>,
-  limits: { rulesPerEndpoint: number; projectsPerUser: number },
-): Promise<Project> {
-  const { rulesPerEndpoint } = limits;
-  const project = await store.projects.create(
-    ownerId,
-    { name: checked.name, fallbackUrl: checked.fallbackUrl, config: checked.config },
-    limits.projectsPerUser,
-  );
-  try {
-    for (const c of checked.collections)
-      await store.collections.create(ownerId, project.id, c.name, { idField: c.idField, seed: c.seed });
-    if (checked.projectStorage.length > 0)
-      await store.hot.updateStorage({ kind: 'project', id: project.id }, '', () => checked.projectStorage);
-    for (const e of checked.endpoints) {
-      const endpoint = await store.endpoints.create(ownerId, project.id, e.input);
-      for (const r of e.rules) await store.rules.create(ownerId, project.id, endpoint.id, r, rulesPerEndpoint);
-      if (e.storage.length > 0)
-        await store.hot.updateStorage({ kind: 'endpoint', id: endpoint.id }, '', () => e.storage);
-    }
-  } catch (err) {
-    await store.projects.delete(ownerId, project.id).catch(() => {});
-    throw err;
-  }
-  return project;
 }

@@ -38,8 +38,9 @@ export interface DraftEndpoint {
   /** the endpoint's contract validation (docs/contract.md) */
   validation?: ValidationModes | null;
   rules: DraftRule[];
-  /** stored variables of the endpoint (a Mockyard export's storage) */
+  /** stored variables of the endpoint (a Mockyard export's storage), and where they were */
   storage?: [string, string][];
+  storageAt?: string;
   pointer: string;
 }
 

@@ -134,4 +134,44 @@ describe('an export with every rule feature, through every door', () => {
       }
     }
   });
+
+  it('one reading of the format: the strict door refuses what the lenient doors skip with the same pointers', async () => {
+    const doc = {
+      mockyard: 1,
+      project: { name: 'flawed' },
+      endpoints: [
+        {
+          method: 'GET',
+          path: '/a',
+          rules: [{ name: 'bad', conditions: [{ target: 'body', operator: 'matches_regex', value: '(' }] }],
+        },
+        { method: 'GET', path: '/a/' },
+      ],
+      storage: { 'get /a': { k: 'v' }, 'GET /nowhere': { k: 'v' } },
+      collections: [{ name: 'c' }, { name: 'c' }],
+    };
+    const strict = await s.client.api('POST', '/api/projects/import', doc, token);
+    expect(strict.status).toBe(400);
+    const paths = (strict.json.error.details as { path: string }[]).map((d) => d.path);
+    const expectedPointers = [
+      '/endpoints/0/rules/0/conditions/0/value',
+      '/endpoints/1/path',
+      '/storage/GET ~1nowhere',
+      '/collections/1/name',
+    ];
+    expect(paths).toEqual(expect.arrayContaining(expectedPointers));
+
+    const p = await s.client.project(token, 'lenient');
+    const lenient = await s.client.api('POST', `/api/projects/${p.id}/import`, doc, token);
+    expect(lenient.status, lenient.text).toBe(200);
+    const pointers = (lenient.json.warnings as { pointer: string }[]).map((w) => w.pointer);
+    expect(pointers).toEqual(
+      expect.arrayContaining(['/endpoints/0/rules/0', '/endpoints/1', '/storage/GET ~1nowhere', '/collections/1/name']),
+    );
+    // the endpoint's stored value is found whatever the method's case
+    const eps = (await s.client.api('GET', `/api/projects/${p.id}/endpoints`, undefined, token)).json;
+    expect(eps.map((e: Json) => e.path)).toEqual(['/a']);
+    const stored = await s.client.api('GET', `/api/projects/${p.id}/endpoints/${eps[0].id}/storage`, undefined, token);
+    expect(stored.json).toEqual({ k: 'v' });
+  });
 });

@@ -245,7 +245,7 @@ describe('mockyard serve --file', () => {
       doc({ first: '1', extra: false, seed: [{ id: 1 }, { id: 1 }], tier: 't', mode: 'm' }),
     );
     const b = await serve(bad);
-    expect(b.notes.some((n) => n.includes('seed not loaded'))).toBe(true);
+    expect(b.notes.some((n) => n.includes('seed not imported'))).toBe(true);
     expect((await b.get('/items/1')).status).toBe(404);
   });
 
