@@ -6,8 +6,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, validationError } from '../domain/errors.js';
+import type { ApiKey, ApiKeyFields } from '../domain/model.js';
 import { hashToken, newToken } from '../domain/passwords.js';
-import type { ApiKey } from '../store/api-keys.js';
+import { ApiKeyBody, ApiKeyRecord } from '../domain/records.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 
 declare module 'fastify' {
@@ -19,16 +20,6 @@ declare module 'fastify' {
 
 /** Keys are told apart from login tokens by their prefix. */
 export const KEY_PREFIX = 'myk_';
-
-const KeyBody = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    scope: Type.Unsafe<'read' | 'write'>({ type: 'string', enum: ['read', 'write'] }),
-    projectIds: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 1000 })),
-    expiresAt: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 time in the future' })),
-  },
-  { additionalProperties: false },
-);
 
 const forbidden = (message: string) => new AppError('forbidden', message);
 /** Routes (as registered) that are reads although they are POSTs: verification. */
@@ -67,9 +58,16 @@ export function checkKey(req: FastifyRequest): void {
 
 export function apiKeyRoutes(app: FastifyInstance, { store }: ApiDeps): void {
   const tags = ['auth'];
-  app.post<{ Body: { name: string; scope: 'read' | 'write'; projectIds?: string[]; expiresAt?: string } }>(
+  app.post<{ Body: ApiKeyFields }>(
     '/api/auth/keys',
-    { schema: { tags, summary: 'Create an API key (the key is in this answer only)', body: KeyBody } },
+    {
+      schema: {
+        tags,
+        summary: 'Create an API key (the key is in this answer only)',
+        body: ApiKeyBody,
+        response: { 201: Type.Composite([ApiKeyRecord, Type.Object({ key: Type.String() })]) },
+      },
+    },
     async (req, reply) => {
       const me = caller(req);
       const { name, scope, projectIds, expiresAt } = req.body;
@@ -95,8 +93,16 @@ export function apiKeyRoutes(app: FastifyInstance, { store }: ApiDeps): void {
       return { ...made, key };
     },
   );
-  app.get('/api/auth/keys', { schema: { tags, summary: 'Your API keys (never the keys themselves)' } }, async (req) =>
-    store.apiKeys.list(caller(req).id),
+  app.get(
+    '/api/auth/keys',
+    {
+      schema: {
+        tags,
+        summary: 'Your API keys (never the keys themselves)',
+        response: { 200: Type.Array(ApiKeyRecord) },
+      },
+    },
+    async (req) => store.apiKeys.list(caller(req).id),
   );
   app.delete<{ Params: Params<'id'> }>(
     '/api/auth/keys/:id',

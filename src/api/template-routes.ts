@@ -6,6 +6,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
+import type { TemplateHelper } from '../domain/model.js';
+import { TemplateHelperRecord } from '../domain/records.js';
 import { renderPreview } from '../runtime/preview.js';
 import { CapExceeded } from '../runtime/template.js';
 import { HELPER_TABLE } from '../runtime/templates/helpers.js';
@@ -14,7 +16,7 @@ import { type ApiDeps, caller, type Params } from './context.js';
 const tags = ['templates'];
 
 /** The table as the API shows it (no functions). */
-export const helperRows = () =>
+export const helperRows = (): TemplateHelper[] =>
   HELPER_TABLE.map((h) => ({
     name: h.name,
     family: h.family,
@@ -24,7 +26,7 @@ export const helperRows = () =>
     ...(h.output !== undefined ? { output: h.output } : {}),
     ...(h.random ? { random: true } : {}),
     ...(h.block ? { block: true } : {}),
-    ...(h.aliases && h.aliases.length > 0 ? { aliases: h.aliases } : {}),
+    ...(h.aliases && h.aliases.length > 0 ? { aliases: [...h.aliases] } : {}),
   }));
 
 const SampleRequest = Type.Object(
@@ -44,7 +46,11 @@ export function templateRoutes(app: FastifyInstance, { store }: ApiDeps): void {
   app.get(
     '/api/templates/helpers',
     {
-      schema: { tags, summary: 'Every template helper: name, family, signature, description, example and its output' },
+      schema: {
+        tags,
+        summary: 'Every template helper: name, family, signature, description, example and its output',
+        response: { 200: Type.Array(TemplateHelperRecord) },
+      },
     },
     async () => {
       rows ??= helperRows();

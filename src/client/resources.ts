@@ -5,6 +5,8 @@
  */
 import type {
   Action,
+  ApiKey,
+  ApiKeyFields,
   Collection,
   Condition,
   DataBinding,
@@ -18,8 +20,12 @@ import type {
   RequestLogEntry,
   Rule,
   RuleResponse,
+  TemplateHelper,
   User,
 } from '../domain/model.js';
+
+export type { TemplateHelper };
+
 import { MockyardError, type Query, route, type Transport } from './http.js';
 
 export type { RequestFilter };
@@ -52,22 +58,8 @@ export interface RuleFields {
     | null;
   actions?: (Partial<Action> & { type: Action['type'] })[];
 }
-export interface ApiKeyFields {
-  name: string;
-  scope: 'read' | 'write';
-  projectIds?: string[];
-  expiresAt?: string;
-}
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  scope: 'read' | 'write';
-  projectIds: string[] | null;
-  expiresAt: string | null;
-  createdAt: string;
-  lastUsedAt?: string | null;
-}
-export type { ImportReport };
+export type ApiKeyView = ApiKey;
+export type { ApiKeyFields, ImportReport };
 
 type OnConflict = { onConflict?: 'fail' | 'skip' | 'replace' };
 type Session = { session?: string };
@@ -151,17 +143,6 @@ export interface Collections {
 export interface Presets {
   /** the endpoints of an LLM API (`openai` or `anthropic`) answering in its wire format (docs/streams.md) */
   create(projectId: string, body: { preset: 'openai' | 'anthropic' }): Promise<{ created: Endpoint[] }>;
-}
-export interface TemplateHelper {
-  name: string;
-  family: string;
-  signature: string;
-  description: string;
-  example: string;
-  output?: string;
-  random?: boolean;
-  block?: boolean;
-  aliases?: string[];
 }
 export interface Templates {
   /** every template helper (docs/templates.md) */

@@ -7,6 +7,8 @@ import type { Static } from '@sinclair/typebox';
 import type {
   ActionOutcomeRecord,
   ActionRecord,
+  ApiKeyBody,
+  ApiKeyRecord,
   CollectionRecord,
   ConditionRecord,
   DataBindingRecord,
@@ -23,6 +25,7 @@ import type {
   SetVariableRecord,
   StepRecord,
   StoreVariableRecord,
+  TemplateHelperRecord,
   UserRecord,
 } from './records.js';
 
@@ -50,6 +53,9 @@ export type ImportReport = Static<typeof ImportReportRecord>;
 export type ImportWarning = ImportReport['warnings'][number];
 export type Skipped = ImportReport['skipped'][number];
 export type MockSession = Static<typeof MockSessionRecord>;
+export type TemplateHelper = Static<typeof TemplateHelperRecord>;
+export type ApiKey = Static<typeof ApiKeyRecord>;
+export type ApiKeyFields = Static<typeof ApiKeyBody>;
 
 /** A rule as stored, without the derived state (the store keeps a hit counter instead). */
 export type RuleRecord = Omit<Rule, 'state'> & { projectId: string; hits: number };

@@ -290,3 +290,40 @@ export const ImportReportRecord = Type.Object({
     { description: 'each construct that was not translated, or only approximately' },
   ),
 });
+
+/** A template helper as `GET /api/templates/helpers` lists it (docs/templates.md). */
+export const TemplateHelperRecord = Type.Object({
+  name: Type.String(),
+  family: Type.String(),
+  signature: Type.String(),
+  description: Type.String(),
+  example: Type.String(),
+  /** what the example renders (left out when it is random) */
+  output: Type.Optional(Type.String()),
+  random: Type.Optional(Type.Boolean()),
+  block: Type.Optional(Type.Boolean()),
+  aliases: Type.Optional(Type.Array(Type.String())),
+});
+
+/** An API key as listed (never the key itself; docs/testing.md). */
+export const ApiKeyRecord = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  scope: Type.Union([Type.Literal('read'), Type.Literal('write')]),
+  /** null: every project of the user */
+  projectIds: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  expiresAt: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+  lastUsedAt: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** What makes an API key: `POST /api/auth/keys`. */
+export const ApiKeyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    scope: Type.Union([Type.Literal('read'), Type.Literal('write')]),
+    projectIds: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 1000 })),
+    expiresAt: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 time in the future' })),
+  },
+  { additionalProperties: false },
+);

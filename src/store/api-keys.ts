@@ -4,21 +4,12 @@
  */
 
 import { newId, nowIso } from '../domain/ids.js';
-import type { Plan, User } from '../domain/model.js';
+import type { ApiKey, Plan, User } from '../domain/model.js';
 import type { StoreCore } from './core.js';
 
 export type KeyScope = 'read' | 'write';
 
-export interface ApiKey {
-  id: string;
-  name: string;
-  scope: KeyScope;
-  /** null: every project of the user */
-  projectIds: string[] | null;
-  expiresAt: string | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
+export type { ApiKey };
 
 type Row = {
   id: string;

@@ -1,4 +1,5 @@
 import type {
+  ApiKey,
   AuthAnswer,
   Collection,
   Endpoint,
@@ -12,19 +13,11 @@ import type {
   Project,
   Rule,
   RuleInput,
+  TemplateHelper,
   User,
 } from './types';
 
-/** An API key as listed (never the key itself). */
-export interface ApiKey {
-  id: string;
-  name: string;
-  scope: 'read' | 'write';
-  projectIds: string[] | null;
-  expiresAt: string | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
+export type { ApiKey, TemplateHelper };
 
 const TOKEN_KEY = 'mockyard.token';
 
@@ -46,17 +39,6 @@ export function setToken(token: string | null): void {
 }
 
 /** An error answer of the API, `{error: {code, message, details?}}`, or a network failure (status 0). */
-export interface TemplateHelper {
-  name: string;
-  family: string;
-  signature: string;
-  description: string;
-  example: string;
-  output?: string;
-  random?: boolean;
-  block?: boolean;
-  aliases?: string[];
-}
 
 export interface ContractAnswer {
   format: string;

@@ -78,7 +78,7 @@ export type OnConflict = 'fail' | 'skip' | 'replace';
 export type ImportFormat = 'openapi' | 'wiremock' | 'mockoon' | 'postman' | 'har';
 
 /** Answer of every `POST /api/projects/:id/import[/format]` (docs/interop.md), declared once in the domain. */
-export type { ImportReport } from '../../src/domain/model';
+export type { ApiKey, ImportReport, TemplateHelper } from '../../src/domain/model';
 
 /** `GET /api/projects/:id/export` (docs/interop.md); only the parts the dashboard reads are typed. */
 export interface ExportDocument {
