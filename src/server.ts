@@ -21,7 +21,7 @@ import { Engine, limitEgress } from './runtime/engine.js';
 import { createMockHandler } from './runtime/mock-server.js';
 import { RequestLog } from './runtime/request-log.js';
 import { configureRedaction } from './runtime/request-log-entry.js';
-import { endStreams } from './runtime/stream.js';
+import { endStreams, streamsStopped } from './runtime/stream.js';
 import { createWsHandler } from './runtime/ws/handler.js';
 import { SocketHub } from './runtime/ws/hub.js';
 import { ChangeFeed } from './store/change-feed.js';
@@ -179,6 +179,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
     store,
     requestLog,
     sockets,
+    ...(feed ? { changeFeed: () => (feed as ChangeFeed).status() } : {}),
     logger: log,
     webDir: config.webDir ?? path.join(ROOT, 'web', 'dist'),
     rootOwnerId: root?.ownerId ?? null,
@@ -291,7 +292,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
         // stop accepting, let in-flight requests finish (bounded), then flush and close
         const drained = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();
-        endStreams();
+        endStreams(port);
         ws.close();
         await Promise.race([drained, new Promise((r) => setTimeout(r, 8000))]);
         server.closeAllConnections();
@@ -301,6 +302,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
         await requestLog.close().catch(() => {});
         await egress.close().catch(() => {});
         await store.close();
+        streamsStopped(port);
       })();
       return closing;
     },

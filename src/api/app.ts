@@ -174,7 +174,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
 
   deliverPayloadTooLarge(app, BODY_LIMIT);
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // the process is alive; on PostgreSQL, with the state of its change feed (docs/deploy.md)
+  app.get('/healthz', { schema: { hide: true } }, async () =>
+    opts.changeFeed ? { status: 'ok', changeFeed: opts.changeFeed() } : { status: 'ok' },
+  );
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
     if (await store.ping()) return { status: 'ok' };
     reply.code(503);

@@ -13,6 +13,8 @@ export interface ApiDeps {
   requestLog: RequestLog;
   /** this process's WebSockets (docs/websocket.md); absent in tests that build the app alone */
   sockets?: SocketHub;
+  /** the PostgreSQL change feed's state, shown by /healthz (absent on SQLite) */
+  changeFeed?: () => { listening: boolean; attempts: number; pending: boolean };
 }
 
 declare module 'fastify' {

@@ -92,9 +92,22 @@ const EVENT_TIMES = 1000;
 /** The streams being written in this process (ended at shutdown: endStreams). */
 const OPEN = new Set<StreamWriter>();
 
-/** Ends every open stream (process shutdown): kept-open and long streams do not hold it back. */
-export function endStreams(): void {
-  for (const w of OPEN) w.end(true);
+/** The local ports of servers that are stopping (a process may run several, as the tests do). */
+const STOPPING = new Set<number>();
+
+/**
+ * A server's shutdown (`port`: the one it listens on): a stream that only holds its connection (kept
+ * open after its events, or a stall) ends now; one still sending what its step says finishes like any
+ * request in flight (within the server's drain bound), then closes its connection.
+ */
+export function endStreams(port: number): void {
+  STOPPING.add(port);
+  for (const w of OPEN) if (w.stopping && w.holding) w.end(true);
+}
+
+/** The server on `port` is gone: a new one may take the port. */
+export function streamsStopped(port: number): void {
+  STOPPING.delete(port);
 }
 
 /** A writer that waits: resolves false when the client is gone. */
@@ -104,9 +117,13 @@ export class StreamWriter {
   private closed = false;
   private timers = new Set<NodeJS.Timeout>();
   private wake: (() => void) | null = null;
+  /** only holding the connection open (heartbeats or a stall): ended at once at shutdown */
+  holding = false;
+  private readonly port: number | undefined;
 
   constructor(private readonly res: ServerResponse) {
     OPEN.add(this);
+    this.port = res.socket?.localPort;
     const gone = () => {
       OPEN.delete(this);
       this.closed = true;
@@ -115,6 +132,11 @@ export class StreamWriter {
       this.wake?.();
     };
     res.on('close', gone);
+  }
+
+  /** the server writing this stream is shutting down */
+  get stopping(): boolean {
+    return this.port !== undefined && STOPPING.has(this.port);
   }
 
   get open(): boolean {
@@ -170,7 +192,7 @@ export class StreamWriter {
   }
 
   /** Ends the answer; `closing`: and the connection too (shutdown: it would otherwise idle on). */
-  end(closing = false): void {
+  end(closing = this.stopping): void {
     if (!this.open) return;
     const sock = this.res.socket;
     this.res.end(closing ? () => sock?.end() : undefined);
@@ -188,7 +210,16 @@ export class StreamWriter {
       return;
     }
     // a stall: the client waits until it gives up (or the server's request timeout ends it)
+    if (!this.hold()) return;
     while (this.open) await this.sleep(HEARTBEAT_MS * 4);
+  }
+
+  /** Marks the stream as only holding its connection; false (and ended) when the process is stopping. */
+  hold(): boolean {
+    this.holding = true;
+    if (!this.stopping) return true;
+    this.end(true);
+    return false;
   }
 }
 
@@ -211,7 +242,7 @@ export async function writeEvents(
     }
   }
   ctx.stream = undefined;
-  if (!stream.keepOpen) return w.end();
+  if (!stream.keepOpen || !w.hold()) return w.end();
   while (w.open) {
     if (!(await w.sleep(HEARTBEAT_MS))) return;
     if (!(await w.write(':\n\n'))) return;

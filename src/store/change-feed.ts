@@ -31,6 +31,7 @@ export class ChangeFeed {
   private client: pg.Client | null = null;
   private closed = false;
   private backoff = 100;
+  private attempts = 0;
   private timer: NodeJS.Timeout | null = null;
   private readonly origin = `${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   /**
@@ -90,6 +91,7 @@ export class ChangeFeed {
     if (this.closed || this.client) return;
     const { default: pgLib } = await import('pg');
     if (this.closed || this.client) return;
+    this.attempts++;
     const client = new pgLib.Client({
       connectionString: this.opts.databaseUrl,
       // tells this connection apart in pg_stat_activity
@@ -137,6 +139,15 @@ export class ChangeFeed {
     this.listening = client;
     // anything may have changed while we were not listening
     for (const id of this.opts.cachedVersions().keys()) this.opts.invalidate(id);
+  }
+
+  /**
+   * For /healthz: whether the LISTEN connection is up, how many connections were tried since the
+   * start, and whether one is being tried or waits to be (an outage's retries can be watched).
+   */
+  status(): { listening: boolean; attempts: number; pending: boolean } {
+    const pending = this.retry !== null || (this.client !== null && this.client !== this.listening);
+    return { listening: this.listening !== null, attempts: this.attempts, pending };
   }
 
   private retry: NodeJS.Timeout | null = null;

@@ -251,22 +251,29 @@ describe('durability: SIGKILL at random points, then restart', () => {
     // each restart loads the whole server (≈0.5–1 s idle, several seconds on a loaded 2-core machine)
   }, 240_000);
 
-  test('SIGTERM drains a request in flight (1 s step delay), then the process exits 0', async () => {
+  test('SIGTERM drains a request in flight (half its body sent, the rest 1 s later), then the process exits 0', async () => {
     const c = await start();
     const f = await c.fixture({ method: 'GET', path: '/slow' });
     await c.rule(f.token, f.pid, f.eid, {
       name: 'slow',
-      response: { steps: [{ statusCode: 202, body: 'finally', delayMs: 1000 }] },
+      response: { steps: [{ statusCode: 202, body: 'finally', chunks: { size: 4, intervalMs: 1000 } }] },
     });
     const proc = child?.proc;
     if (!proc) throw new Error('no child');
     const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-    const inFlight = c.mock(f.pid, 'GET', '/slow', { timeoutMs: 15_000 });
-    await new Promise((r) => setTimeout(r, 300)); // the request is in its delay
+    const res = await fetch(`${c.base}/m/${f.pid}/slow`, { signal: AbortSignal.timeout(15_000) });
+    expect(res.status).toBe(202);
+    const reader = (res.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+    // the first chunk has arrived: the request is in flight for certain
+    let text = (await reader.read()).value ?? '';
+    expect(text).toBe('fina');
     proc.kill('SIGTERM');
-    const answer = await inFlight;
-    expect(answer.status).toBe(202);
-    expect(answer.text).toBe('finally');
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    expect(text).toBe('finally');
     expect(await exited).toBe(0);
     child = null;
   });

@@ -119,6 +119,13 @@ describe.skipIf(!RUN)('several processes on one PostgreSQL behave as one service
   }
 
   /** Backends of this database that hold a LISTEN connection (one per process). */
+  /** a process's change feed, as its /healthz tells it */
+  async function feedOf(s: ChildServer): Promise<{ listening: boolean; attempts: number; pending: boolean }> {
+    const r = await request(`${s.base}/healthz`);
+    expect(r.status).toBe(200);
+    return r.json.changeFeed;
+  }
+
   async function listeners(): Promise<number[]> {
     const r = await admin.query(
       `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = 'mockyard-listener' ORDER BY pid`,
@@ -458,7 +465,16 @@ describe.skipIf(!RUN)('several processes on one PostgreSQL behave as one service
       // and A's own traffic once each on A's stream (not twice: local push + poll)
       const mine = `own-${Date.now()}`;
       await a.client.mock(pid, 'GET', '/logged', { query: `marker=${mine}` });
-      await sleep(800);
+      // a barrier: B's next request reaches A's stream through the same shared-log poll that would
+      // bring A's own entry a second time, so once it is there, a duplicate would be too
+      const after = `after-${Date.now()}`;
+      await b.client.mock(pid, 'GET', '/logged', { query: `marker=${after}` });
+      await within(
+        PROPAGATION_MS,
+        async () => stream.entries.filter((e) => e.query === `marker=${after}`),
+        (found) => found.length === 1,
+        'barrier on A',
+      );
       expect(stream.entries.filter((e) => e.query === `marker=${mine}`)).toHaveLength(1);
     } finally {
       stream.close();
@@ -559,6 +575,8 @@ describe.skipIf(!RUN)('several processes on one PostgreSQL behave as one service
     const untouched = await project(); // never requested: not compiled anywhere
     await a.client.endpoint(token, untouched, { method: 'GET', path: '/cold' });
 
+    const tried = new Map<ChildServer, number>();
+    for (const s of [a, b]) tried.set(s, (await feedOf(s)).attempts);
     await admin.query(`ALTER DATABASE ${dbName} ALLOW_CONNECTIONS false`);
     try {
       await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [dbName]);
@@ -588,8 +606,15 @@ describe.skipIf(!RUN)('several processes on one PostgreSQL behave as one service
         expect(s.proc.exitCode).toBeNull();
         expect(s.proc.signalCode).toBeNull();
       }
-      // long enough for several reconnect attempts of the change feed
-      await sleep(1500);
+      // several reconnect attempts of each change feed while connections are refused: none left a listener
+      for (const [s, before] of tried) {
+        await within(
+          15_000,
+          () => feedOf(s),
+          (f) => f.attempts >= before + 2,
+          'reconnect attempts during the outage',
+        );
+      }
       expect(await listeners()).toEqual([]);
     } finally {
       await admin.query(`ALTER DATABASE ${dbName} ALLOW_CONNECTIONS true`);
@@ -613,7 +638,14 @@ describe.skipIf(!RUN)('several processes on one PostgreSQL behave as one service
     // both listeners are back (one each: failed attempts left no extra ones behind), and changes
     // propagate within 1 s again
     await within(15_000, listeners, (l) => l.length === 2, 'listeners back');
-    await sleep(1000);
+    // and no attempt is left in flight or waiting that could make a third
+    for (const s of [a, b])
+      await within(
+        5000,
+        () => feedOf(s),
+        (f) => f.listening && !f.pending,
+        'change feed settled',
+      );
     expect(await listeners()).toHaveLength(2);
     expect((await api(a, 'PATCH', `/api/projects/${seq}/endpoints/${ep.id}`, { path: '/moved' })).status).toBe(200);
     await within(
