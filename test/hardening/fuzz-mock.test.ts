@@ -247,8 +247,11 @@ for (const dialect of DIALECTS) {
       expect((await request(`${srv.running.url}/healthz`)).status).toBe(200);
       expect((await request(`${srv.running.url}/readyz`)).status).toBe(200);
       // what the fuzzed requests stored and logged can be read back through the API
-      await new Promise((r) => setTimeout(r, 300));
-      const log = await srv.client.api('GET', `/api/projects/${pid}/requests?limit=500`, undefined, token);
+      let log = await srv.client.api('GET', `/api/projects/${pid}/requests?limit=500`, undefined, token);
+      for (let i = 0; i < 100 && log.status === 200 && log.json.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        log = await srv.client.api('GET', `/api/projects/${pid}/requests?limit=500`, undefined, token);
+      }
       expect(log.status).toBe(200);
       expect(log.json.length).toBeGreaterThan(0);
       const eps = await srv.client.api('GET', `/api/projects/${pid}/endpoints`, undefined, token);
