@@ -174,9 +174,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
 
   deliverPayloadTooLarge(app, BODY_LIMIT);
 
-  // the process is alive; on PostgreSQL, with the state of its change feed (docs/deploy.md)
-  app.get('/healthz', { schema: { hide: true } }, async () =>
-    opts.changeFeed ? { status: 'ok', changeFeed: opts.changeFeed() } : { status: 'ok' },
+  // the process is alive; `?detail=1` on PostgreSQL adds the state of its change feed (docs/api.md)
+  app.get<{ Querystring: { detail?: string } }>('/healthz', { schema: { hide: true } }, async (req) =>
+    opts.changeFeed && req.query.detail === '1' ? { status: 'ok', changeFeed: opts.changeFeed() } : { status: 'ok' },
   );
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
     if (await store.ping()) return { status: 'ok' };

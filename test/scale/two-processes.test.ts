@@ -121,7 +121,7 @@ describe.skipIf(!RUN)('several processes on one PostgreSQL behave as one service
   /** Backends of this database that hold a LISTEN connection (one per process). */
   /** a process's change feed, as its /healthz tells it */
   async function feedOf(s: ChildServer): Promise<{ listening: boolean; attempts: number; pending: boolean }> {
-    const r = await request(`${s.base}/healthz`);
+    const r = await request(`${s.base}/healthz?detail=1`);
     expect(r.status).toBe(200);
     return r.json.changeFeed;
   }
