@@ -80,6 +80,18 @@ describe.each(CASES)('collection commands on %s, %s', (dialect, copies) => {
     expect(ids(await run(store, { ...ref, session: '' }, { op: 'list' }))).toEqual(['s1', 's2']);
   });
 
+  it('creates asked together with an id taken before: that one is a conflict, the others are written and counted', async () => {
+    const ref = { ...(await collection()), session: 'sess-b' };
+    await run(store, ref, { op: 'create', item: { id: 'x1', v: 0 } });
+    const results = await Promise.all(
+      ['x1', 'x2', 'x3', 'x4'].map((id, v) => run(store, ref, { op: 'create', item: { id, v } })),
+    );
+    expect(results.map((r) => r.kind)).toEqual(['conflict', 'item', 'item', 'item']);
+    expect(ids(await run(store, ref, { op: 'list' }))).toEqual(['s1', 's2', 'x1', 'x2', 'x3', 'x4']);
+    expect(await run(other, ref, { op: 'count' })).toEqual({ kind: 'count', count: 6 });
+    expect(await run(store, ref, { op: 'get', id: 'x1' })).toEqual({ kind: 'item', item: { id: 'x1', v: 0 } });
+  });
+
   it('a command that throws fails alone among commands asked together; the others are written', async () => {
     const ref = { ...(await collection()), session: '' };
     const asked = [
@@ -103,11 +115,15 @@ describe.each(CASES)('collection commands on %s, %s', (dialect, copies) => {
     const hot = store.hot as PostgresHot;
     expect(hot).toBeInstanceOf(PostgresHot);
     const ref = { ...(await collection()), session: '' };
-    const before = { tx: hot.joinedTransactions, work: hot.joinedWork };
+    const before = { tx: hot.joinedTransactions, work: hot.joinedWork, batched: hot.batchedCreates };
     // all asked in one turn, before the first transaction holds its lock: they join it, up to 256
     await Promise.all(Array.from({ length: 300 }, (_, i) => run(store, ref, { op: 'create', item: { id: `g${i}` } })));
     expect(hot.joinedWork - before.work).toBe(300);
     expect(hot.joinedTransactions - before.tx).toBe(2);
+    // and a transaction of creates writes them with one insert, in the order asked
+    expect(hot.batchedCreates - before.batched).toBe(300);
     expect(await run(store, ref, { op: 'count' })).toEqual({ kind: 'count', count: 302 });
+    const list = ids(await run(store, ref, { op: 'list' }));
+    expect(list).toEqual(['s1', 's2', ...Array.from({ length: 300 }, (_, i) => `g${i}`)]);
   });
 });

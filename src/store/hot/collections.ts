@@ -64,6 +64,11 @@ export interface ItemTable {
   remove(id: string): Maybe<void>;
   /** adds an item after the last one and after position `base`; false (nothing written) when its id is taken */
   append(id: string, data: string, base: number): Maybe<boolean>;
+  /**
+   * `append` for several items in one statement, in order: the ids it wrote (a taken id is skipped).
+   * Optional: a dialect without it runs a batch's creates one by one.
+   */
+  appendMany?(items: readonly { id: string; data: string }[], base: number): Maybe<Set<string>>;
   all(): Maybe<ItemRow[]>;
 }
 
@@ -216,4 +221,52 @@ export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTabl
       return { kind: 'deleted' };
     }
   }
+}
+
+/**
+ * A batch of creates of one collection and session (the commands of one transaction) as one insert,
+ * when the table can (`appendMany`): each item checked against the caps as if all before it were
+ * written, then one statement, and the items whose id was taken answer `conflict`. Null — nothing
+ * written but the session's copy — when one of them needs the one-by-one path: an id of the seed, an
+ * id twice in the batch, or a cap reached (a conflict earlier could change that answer).
+ */
+export function* createMany(
+  works: readonly { ref: CollectionRef; cmd: CollectionCommand }[],
+  t: ItemTable,
+): Steps<CollectionResult[] | null> {
+  if (!t.appendMany || works.length < 2) return null;
+  const ref = works[0].ref;
+  const copy = (yield* ensureCopy(ref, t)) as SessionCopy;
+  const base = copy.base >= 0 ? (ref.base ?? null) : null;
+  if (copy.base >= 0 && (base === null || base.ids.length !== copy.base)) return null;
+  const made: { id: string; data: string; item: Item }[] = [];
+  const ids = new Set<string>();
+  let items = copy.items;
+  let bytes = copy.bytes;
+  for (const { ref: r, cmd } of works) {
+    // the commands' own compiled collection is the first's (not recompiled in between)
+    if (cmd.op !== 'create' || r.idField !== ref.idField || r.base !== ref.base || r.seed !== ref.seed) return null;
+    const given = idOf(cmd.item, ref.idField);
+    const item = given === undefined ? { ...cmd.item, [ref.idField]: randomUUID() } : cmd.item;
+    const id = given ?? (item[ref.idField] as string);
+    const data = JSON.stringify(item);
+    if (ids.has(id) || base?.index.has(id)) return null;
+    if (itemTooLarge(data) || items >= COLLECTION_CAPS.items) return null;
+    if (sessionTooLarge({ ...copy, bytes }, bytesOf(data))) return null;
+    ids.add(id);
+    items += 1;
+    bytes += bytesOf(data);
+    made.push({ id, data, item });
+  }
+  const written = (yield t.appendMany(made, Math.max(0, copy.base))) as Set<string>;
+  let added = 0;
+  const out: CollectionResult[] = made.map(({ id, data, item }) => {
+    if (!written.has(id)) return { kind: 'conflict' };
+    added += bytesOf(data);
+    return { kind: 'item', item, created: true };
+  });
+  copy.items += written.size;
+  copy.bytes += added;
+  yield t.adjust(written.size, added);
+  return out;
 }

@@ -53,6 +53,16 @@ const COL = Object.fromEntries(Object.entries(COLLECTION).map(([k, sql]) => [k, 
   keyof typeof COLLECTION,
   Named
 >;
+/** `append` for many items: their positions follow the last one (or the seed's, $6) in the order given. */
+const APPEND_MANY: Named = {
+  name: 'mockyard_col_append_many',
+  text: `INSERT INTO collection_items (project_id, collection, session, item_id, ord, data, touched_at)
+    SELECT $1, $2, $3, u.id, top.ord + u.n, u.data, $7
+    FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS u(id, data, n),
+      (SELECT GREATEST(COALESCE((SELECT ord FROM collection_items
+        WHERE project_id = $1 AND collection = $2 AND session = $3 ORDER BY ord DESC LIMIT 1), 0), $6::bigint) AS ord) AS top
+    ON CONFLICT DO NOTHING RETURNING item_id`,
+};
 const run = (c: pg.Pool | pg.PoolClient, s: Named, values: unknown[]) =>
   c.query({ name: s.name, text: s.text, values });
 
@@ -83,6 +93,8 @@ export class PostgresHot implements HotState {
   /** Transactions of batched work run, and the pieces of work they held (read by the tests). */
   joinedTransactions = 0;
   joinedWork = 0;
+  /** creates written by one insert with the rest of their batch (createMany) */
+  batchedCreates = 0;
   private readonly logStatements = new Map<number, string>();
 
   constructor(private readonly pool: pg.Pool) {}
@@ -229,7 +241,9 @@ export class PostgresHot implements HotState {
   ): Promise<collections.CollectionResult> {
     const key = `collection:${ref.projectId}:${ref.name}:${ref.session}`;
     return this.joined<CollectionWork, collections.CollectionResult>(key, { ref, cmd }, (client, works) =>
-      runCommands(client, works),
+      runCommands(client, works, () => {
+        this.batchedCreates += works.length;
+      }),
     );
   }
 
@@ -304,6 +318,7 @@ export class PostgresHot implements HotState {
 async function runCommands(
   client: pg.PoolClient,
   works: readonly CollectionWork[],
+  batched: () => void,
 ): Promise<collections.CollectionResult[]> {
   const { projectId, name, session } = works[0].ref;
   const k = [projectId, name, session];
@@ -343,7 +358,18 @@ async function runCommands(
     all: async () => (await rows(COL.all, k)).map((r) => ({ id: r.id, ord: Number(r.ord), data: r.data })),
     append: async (id, data, base) =>
       (await run(client, COL.append, [...k, id, base, base, ...k, data, Date.now()])).rowCount === 1,
+    appendMany: async (items, base) => {
+      const args = [...k, items.map((x) => x.id), items.map((x) => x.data), base, Date.now()];
+      return new Set((await run(client, APPEND_MANY, args)).rows.map((r) => r.item_id as string));
+    },
   };
+  // a batch of creates (the common load): one insert for all of them
+  const many = await drive(collections.createMany(works, t));
+  if (many !== null) {
+    if (items !== 0 || bytes !== 0) await rows(COL.adjust, [items, bytes, ...k]);
+    batched();
+    return many;
+  }
   const out: collections.CollectionResult[] = [];
   // each command with its own compiled collection (its seed and id field), on the batch's table
   for (const { ref, cmd } of works) out.push(await drive(collections.execute(ref, cmd, t)));
