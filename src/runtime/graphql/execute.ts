@@ -16,7 +16,7 @@ import type {
 } from 'graphql';
 import type { CollectionCommand, CollectionResult } from '../../domain/collections.js';
 import { type GraphqlBinding, type GraphqlConfig, graphqlLib } from '../../domain/graphql.js';
-import { callFaker, seedFaker } from '../faker.js';
+import { callFaker } from '../faker.js';
 import type { EvalContext, GraphqlRequestView, RequestView } from '../types.js';
 
 export interface CompiledGraphql {
@@ -178,7 +178,7 @@ function scalar(name: string, field: string, c: Context): unknown {
         .slice(0, name === 'Date' ? 10 : 24);
     default: {
       const rule = STRINGS.find(([re]) => re.test(field));
-      const v = rule ? callFaker(rule[1], [], ctx.rng, false) : undefined;
+      const v = rule ? callFaker(rule[1], [], ctx.rng) : undefined;
       return v ?? `${field}-${Math.floor(ctx.rng() * 1000)}`;
     }
   }
@@ -279,8 +279,6 @@ export async function execution(
   rootValue?: Record<string, unknown>,
   publish?: Publish,
 ): Promise<GraphqlAnswer['result']> {
-  // one seed for the whole answer: its values follow from the request's random source
-  seedFaker(ctx.rng);
   const result = await graphqlLib().execute({
     schema: gql.schema,
     document: doc,
