@@ -147,11 +147,49 @@ export function writeAnswer(
     const n = note.checkAnswer(status, headers, body);
     if (n > 0) sent = { ...headers, [VIOLATIONS_HEADER]: String(n) };
   }
+  if (sent === headers && status >= 200) {
+    const head = ownHead(status, headers);
+    if (head && sendPrepared(res, status, `${head.before}${headers['content-length']}${head.after}`, body, headers))
+      return noted(note, headers, body, status);
+  }
   noted(note, sent, body, status);
   const final = finalStatus(res, status, sent);
   res.writeHead(final, sent);
   res.end(body);
   return final;
+}
+
+/** Heads of answers that carry only our own headers, by status, first header and content type. */
+const OWN_HEADS = new Map<string, PreparedHead | null>();
+
+/**
+ * The prepared head of an answer whose headers are only ours — a content type, `*` for CORS, our
+ * sandbox policy and the length (GraphQL answers, collection answers, applied webhook answers):
+ * spelled once per status and content type, so such answers take the prepared, end-of-turn path
+ * as a fixed one does. Undefined for any other header set.
+ */
+function ownHead(status: number, h: Readonly<OutHeaders>): PreparedHead | null | undefined {
+  let n = 0;
+  let first = '';
+  let type = '';
+  for (const k in h) {
+    if (n++ === 0) first = k;
+    if (k === 'content-type') type = String(h[k]);
+    else if (k === CORS) {
+      if (h[k] !== '*') return undefined;
+    } else if (k === CSP) {
+      if (h[k] !== MOCK_CSP) return undefined;
+    } else if (k !== 'content-length') return undefined;
+  }
+  if (typeof h['content-length'] !== 'number') return undefined;
+  const key = `${status}|${first}|${type}`;
+  let head = OWN_HEADS.get(key);
+  if (head === undefined) {
+    if (OWN_HEADS.size >= 256) OWN_HEADS.clear();
+    head = prepareHead(status, h, null);
+    OWN_HEADS.set(key, head);
+  }
+  return head;
 }
 
 /**
