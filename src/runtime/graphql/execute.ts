@@ -16,14 +16,22 @@ import type {
 } from 'graphql';
 import type { CollectionCommand, CollectionResult } from '../../domain/collections.js';
 import { type GraphqlBinding, type GraphqlConfig, graphqlLib } from '../../domain/graphql.js';
-import { callFaker } from '../faker.js';
+import { fakerPool } from '../faker.js';
 import type { EvalContext, GraphqlRequestView, RequestView } from '../types.js';
+import { type Makers, type Plan, planQuery, runPlan } from './plan.js';
 
 export interface CompiledGraphql {
   readonly schema: GraphQLSchema;
   readonly bindings: ReadonlyMap<string, GraphqlBinding>;
   /** queries parsed and validated, by text: a client sends the same few over and over */
-  readonly documents: Map<string, { doc: DocumentNode; errors: unknown[] }>;
+  readonly documents: Map<string, CheckedDocument>;
+}
+
+interface CheckedDocument {
+  doc: DocumentNode;
+  errors: unknown[];
+  /** each operation's plan (plan.ts), by name ('' for the only one), null where the executor answers */
+  plans?: Map<string, Plan | null>;
 }
 
 /** Queries kept parsed and validated per endpoint, and the longest one kept. */
@@ -160,6 +168,17 @@ const STRINGS: [RegExp, string][] = [
   [/(date|At|time)$/, 'date.recent'],
 ];
 
+/** The faker method of a field name (STRINGS), found once per name. */
+const methodOf = new Map<string, string | null>();
+function stringMethod(field: string): string | null {
+  let m = methodOf.get(field);
+  if (m === undefined) {
+    m = STRINGS.find(([re]) => re.test(field))?.[1] ?? null;
+    if (methodOf.size < 10_000) methodOf.set(field, m);
+  }
+  return m;
+}
+
 function scalar(name: string, field: string, c: Context): unknown {
   const { ctx } = c;
   switch (name) {
@@ -177,9 +196,9 @@ function scalar(name: string, field: string, c: Context): unknown {
         .toISOString()
         .slice(0, name === 'Date' ? 10 : 24);
     default: {
-      const rule = STRINGS.find(([re]) => re.test(field));
-      const v = rule ? callFaker(rule[1], [], ctx.rng) : undefined;
-      return v ?? `${field}-${Math.floor(ctx.rng() * 1000)}`;
+      const rule = stringMethod(field);
+      const pool = rule ? fakerPool(rule) : [];
+      return pool.length > 0 ? pool[Math.floor(ctx.rng() * pool.length)] : `${field}-${Math.floor(ctx.rng() * 1000)}`;
     }
   }
 }
@@ -279,6 +298,18 @@ export async function execution(
   rootValue?: Record<string, unknown>,
   publish?: Publish,
 ): Promise<GraphqlAnswer['result']> {
+  if (rootValue === undefined) {
+    const plan = planOf(gql, req, doc);
+    if (plan) {
+      const c: Context = { ctx, run, bindings: gql.bindings, publish };
+      const makers: Makers = {
+        scalar: (name, field) => scalar(name, field, c),
+        pick: (n) => Math.floor(ctx.rng() * n),
+      };
+      const data = runPlan(gql.schema, plan, req.variables, makers);
+      if (data !== null) return { data };
+    }
+  }
   const result = await graphqlLib().execute({
     schema: gql.schema,
     document: doc,
@@ -293,6 +324,20 @@ export async function execution(
   if (result.errors) out.errors = result.errors.map((e) => e.toJSON());
   if (result.data !== undefined) out.data = result.data;
   return out;
+}
+
+/** The plan of a request's operation, made once per document kept (documents); null: the executor answers. */
+function planOf(gql: CompiledGraphql, req: GraphqlRequest, doc: DocumentNode): Plan | null {
+  const kept = gql.documents.get(req.query);
+  if (!kept || kept.doc !== doc || kept.errors.length > 0) return null;
+  kept.plans ??= new Map();
+  const name = req.operationName ?? '';
+  let plan = kept.plans.get(name);
+  if (plan === undefined) {
+    plan = planQuery(gql.schema, doc, req.operationName, (t, f) => gql.bindings.has(`${t}.${f}`));
+    if (kept.plans.size < 16) kept.plans.set(name, plan);
+  }
+  return plan;
 }
 
 /** Answers a GraphQL request: a parse or validation error, or generated and bound data. */
