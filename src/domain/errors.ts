@@ -81,6 +81,14 @@ export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: ErrorDetail[] };
 }
 
+/**
+ * The error body of `code` without making an Error: mock answers under load (a 404 flood, a full
+ * collection) would otherwise capture a stack trace per answer.
+ */
+export function errorOf(code: ErrorCode, message?: string): ErrorBody {
+  return { error: { code, message: message ?? ERRORS[code].message } };
+}
+
 export function errorBody(err: AppError): ErrorBody {
   const body: ErrorBody = { error: { code: err.code, message: err.message } };
   if (err.details && err.details.length > 0) body.error.details = err.details;

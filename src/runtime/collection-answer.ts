@@ -5,7 +5,7 @@
  */
 
 import type { CollectionCommand, CollectionResult } from '../domain/collections.js';
-import { AppError, errorBody } from '../domain/errors.js';
+import { errorOf } from '../domain/errors.js';
 import type { CompiledEndpoint, CompiledProject } from './compile.js';
 import type { MockContext } from './context.js';
 import type { HotState } from './ports.js';
@@ -27,7 +27,7 @@ const error = (
   message: string,
 ): CollectionAnswer => ({
   status,
-  body: JSON.stringify(errorBody(new AppError(code, message))),
+  body: JSON.stringify(errorOf(code, message)),
 });
 
 /** A value as the filters compare it: strings as they are, anything else as JSON text. */

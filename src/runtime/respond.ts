@@ -8,7 +8,7 @@
  * `Service-Worker-Allowed` and `Clear-Site-Data` are never sent.
  */
 import type { ServerResponse } from 'node:http';
-import { AppError, errorBody } from '../domain/errors.js';
+import { type ErrorCode, errorOf } from '../domain/errors.js';
 import type { CompiledEndpoint, CompiledStep } from './compile.js';
 import type { MockContext } from './context.js';
 import { type PreparedHead, prepareHead, sendPrepared } from './prepared-head.js';
@@ -52,8 +52,7 @@ export interface AnswerNote {
 /** The header that counts an answer's contract violations. */
 export const VIOLATIONS_HEADER = 'x-mockyard-violations';
 
-export const jsonError = (code: ConstructorParameters<typeof AppError>[0], message?: string) =>
-  JSON.stringify(errorBody(new AppError(code, message)));
+export const jsonError = (code: ErrorCode, message?: string) => JSON.stringify(errorOf(code, message));
 
 /** Whether node can send `value` as a header value. */
 export const sendableHeaderValue = (value: string): boolean => !INVALID_VALUE.test(value);

@@ -4,7 +4,7 @@
  * the nearest endpoints (also noted in the log entry).
  */
 import type { ServerResponse } from 'node:http';
-import { AppError, errorBody } from '../domain/errors.js';
+import { errorOf } from '../domain/errors.js';
 import type { CompiledProject } from './compile.js';
 import type { Egress } from './egress.js';
 import type { Exchange } from './exchange.js';
@@ -32,7 +32,7 @@ export function answerUnmatched(x: Exchange, project: CompiledProject, egress: E
   if (near.length === 0) sendError(res, 404, NO_ENDPOINT);
   else {
     x.nearest = near;
-    sendError(res, 404, JSON.stringify({ ...errorBody(new AppError('mock_not_found')), nearest: near }));
+    sendError(res, 404, JSON.stringify({ ...errorOf('mock_not_found'), nearest: near }));
   }
   return 404;
 }
