@@ -2,7 +2,7 @@
 // type and body bytes as the Mockyard endpoint the harness sets up, with the least JS that is equivalent
 // (S2 evaluates the two conditions, S3 renders a fresh uuid, S4 keeps an in-memory counter, S5 keeps the
 // last stored value in memory, S7 stringifies a 100-item array, S8 parses the body, adds a uuid and keeps it).
-// Its headers are those of every Mockyard mock answer (CONTRACT §9): `Access-Control-Allow-Origin: *` and the
+// Its headers are those of every Mockyard mock answer (SECURITY.md): `Access-Control-Allow-Origin: *` and the
 // sandboxing `Content-Security-Policy`, so both servers send the same bytes
 // (S1's check asserts both headers; bench/RESULTS.md's bytes/resp column shows the sizes).
 // A leading `/m/<projectId>` is accepted and ignored, so the harness can send the same paths to both.
@@ -16,7 +16,7 @@ const GQL = Buffer.from(GQL_ANSWER);
 const port = Number(process.argv[2] || 18180);
 const host = process.argv[3] || '127.0.0.1';
 
-/** the sandbox every mock answer carries (src/runtime/respond.ts, CONTRACT §9) */
+/** the sandbox every mock answer carries (src/runtime/respond.ts, SECURITY.md) */
 const MOCK_CSP = 'sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads';
 const USERS = Buffer.from(USERS_BODY);
 const VIP = Buffer.from(TIER_BODY.vip);

@@ -14,7 +14,7 @@ async function checkStatic(t, p) {
   if (r.status !== 200 || !isJsonCt(r.ct) || r.body !== USERS_BODY)
     return `GET ${p} -> ${r.status} ${r.ct} ${r.body.slice(0, 200)}`;
   if (r.acao !== '*') return `GET ${p}: no Access-Control-Allow-Origin: * (got ${r.acao})`;
-  // the contract's sandbox on every mock answer (CONTRACT §9): node-http sends it too, the same bytes
+  // the contract's sandbox on every mock answer (SECURITY.md): node-http sends it too, the same bytes
   if (!r.csp?.startsWith('sandbox ')) return `GET ${p}: no Content-Security-Policy: sandbox … (got ${r.csp})`;
   return null;
 }

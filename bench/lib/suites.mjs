@@ -245,7 +245,7 @@ async function benchPg(ids, nodeT, results, notes) {
     } catch (e) {
       return await fail(`setup failed: ${e.message}`);
     }
-    await sleep(1200); // a management change reaches every other process within 1 s (CONTRACT §6)
+    await sleep(1200); // a management change reaches every other process within 1 s (docs/api.md "Mock traffic")
     const pids = procs.map((p) => p.child.pid);
     for (const id of ids) {
       const my = {

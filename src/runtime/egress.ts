@@ -1,6 +1,6 @@
 /**
- * SSRF-safe outbound HTTP client for `http_request` actions (docs/actions.md "Blocked targets",
- * ARCHITECTURE.md "Egress is a separate, tested module").
+ * SSRF-safe outbound HTTP client for `http_request` actions (docs/actions.md "Blocked targets"):
+ * a separate module with its own tests.
  *
  * For every hop (the first request and each redirect):
  * 1. The URL is parsed with the WHATWG parser, so every spelling of an address (`127.1`, `2130706433`,

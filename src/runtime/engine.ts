@@ -1,6 +1,6 @@
 /**
  * Request → outcome, with the store, the egress client, the caps and the clock injected. Walks the
- * endpoint's active rules in priority order (SPEC §1): conditions, then actions (actions/), then
+ * endpoint's active rules in priority order (docs/api.md "Rules"): conditions, then actions (actions/), then
  * the first response wins; else the endpoint's default.
  *
  * How an endpoint is evaluated depends on what it can wait for (`waits`, compile.ts): `never` (no

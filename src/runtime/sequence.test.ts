@@ -8,7 +8,7 @@ const served = (statuses: number[], counts: number[], mode: SequenceMode, n: num
   return Array.from({ length: n }, (_, i) => statuses[seq.stepFor(i)]);
 };
 
-describe('SPEC §3 examples', () => {
+describe('the sequence examples of docs/api.md "Rules"', () => {
   it('201 then 200, each count 1, hold_last: 201 once, then 200 always', () => {
     expect(served([201, 200], [1, 1], 'hold_last', 6)).toEqual([201, 200, 200, 200, 200, 200]);
   });
@@ -67,7 +67,7 @@ describe('compileSequence: invalid counts', () => {
 });
 
 /**
- * SPEC §3's table, literally: a state {step, served} where served counts returns of the current step. A request
+ * The sequence table of docs/api.md "Rules", literally: a state {step, served} where served counts returns of the current step. A request
  * on a step returned fewer than Count times returns it; one returned Count times advances (to i+1, or to 0 in
  * Loop) and returns the new step; Hold Last on the last step returns it indefinitely.
  */
@@ -96,7 +96,7 @@ function simulate(counts: readonly number[], mode: SequenceMode, hits: number) {
   return { steps, states };
 }
 
-describe('property: matches the SPEC §3 state machine', () => {
+describe('property: matches the sequence state machine', () => {
   it('stepFor and stateAt agree with a step-by-step simulation for 0..60 hits', () => {
     fc.assert(
       fc.property(

@@ -1,6 +1,5 @@
 /**
- * Response sequencing (SPEC §3) as a pure function of a hit counter (ARCHITECTURE "A sequence is a pure
- * function of a counter"). The store keeps one atomically incremented `hits` per rule; the step for the n-th
+ * Response sequencing (docs/api.md "Rules") as a pure function of a hit counter (docs/architecture.md). The store keeps one atomically incremented `hits` per rule; the step for the n-th
  * hit and the `{step, served}` state shown by the API both follow from the step counts and the mode.
  */
 import type { SequenceMode, SequenceState } from '../domain/model.js';

@@ -1,5 +1,5 @@
 /**
- * Actions over HTTP (SPEC §2 "Action", §7; CONTRACT §5): set_variable, store_variable (persisted,
+ * Actions over HTTP (docs/api.md "Rules"): set_variable, store_variable (persisted,
  * exact under concurrency, across a restart), http_request (templating, applyResponse, saveAs,
  * onError, timeouts, the 10 s budget, blocked targets, the hop limit). Outbound calls go to a local
  * receiver on 127.0.0.1 that the server is allowed to reach; a second local "canary" server is not

@@ -1,5 +1,5 @@
 /**
- * The request log over HTTP (CONTRACT §7): entries newest first with every field and the rule
+ * The request log over HTTP (docs/api.md "Request log"): entries newest first with every field and the rule
  * traces, the limit parameter, retention of at least 1000 entries, the live SSE stream, tenant
  * scoping and redaction of credentials.
  */

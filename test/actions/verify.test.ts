@@ -1,5 +1,5 @@
 /**
- * Request verification (CONTRACT §13): count and find logged mock requests by a filter, read
+ * Request verification (docs/testing.md): count and find logged mock requests by a filter, read
  * through the log (a request answered before the call returns is counted), and clearing the log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * API keys for CI (CONTRACT §13): shown once, stored as a hash, usable as a bearer token, scoped to
+ * API keys for CI (docs/testing.md): shown once, stored as a hash, usable as a bearer token, scoped to
  * reading or writing and optionally to projects, revocable at once, never able to manage keys or
  * the account.
  */

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §0–§2 and §7 (admin) over HTTP against the real server, on every database: accounts,
+ * docs/api.md (accounts, tokens, the admin API) over HTTP against the real server, on every database: accounts,
  * sessions, the 401 variants, rate limiting, the admin API, health, OpenAPI, and the body errors
  * every management route shares (invalid_json, 415, 413).
  */

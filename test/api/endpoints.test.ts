@@ -1,5 +1,5 @@
 /**
- * CONTRACT §4 over HTTP on every database: endpoint CRUD, defaults, validation, 409 conflicts,
+ * docs/api.md "Endpoints" over HTTP on every database: endpoint CRUD, defaults, validation, 409 conflicts,
  * partial updates, the rules of the single-record read, storage, and the cascade of a delete.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Tenant isolation (CONTRACT §1: "a record of another user" is a 404, never a 403), route by
+ * Tenant isolation (docs/api.md "Conventions": "a record of another user" is a 404, never a 403), route by
  * route: user B calls every project, endpoint, rule, storage and request-log route with user A's
  * ids and always gets 404 not_found, the same answer as for an id that does not exist; A's data
  * is unchanged afterwards.

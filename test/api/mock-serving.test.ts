@@ -1,5 +1,5 @@
 /**
- * CONTRACT §6 over HTTP on every database: mock URLs, route precedence, trailing slashes,
+ * docs/api.md "Mock traffic" over HTTP on every database: mock URLs, route precedence, trailing slashes,
  * parameters in templates, CORS and preflight, mock_not_found, and that a management change is in
  * effect for the very next mock request.
  */

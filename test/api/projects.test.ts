@@ -1,5 +1,5 @@
 /**
- * CONTRACT §1 and §3 over HTTP on every database: project CRUD, validation, read-only and unknown
+ * docs/api.md "Conventions" and "Projects" over HTTP on every database: project CRUD, validation, read-only and unknown
  * fields, owner scoping, and the cascade of a project delete.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

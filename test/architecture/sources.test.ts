@@ -18,6 +18,18 @@ function files(dir: string, out: string[] = []): string[] {
 }
 
 const SOURCES = ['src', 'web/src', 'bin'].flatMap((d) => files(path.join(ROOT, d)));
+/** everything a reader of the repository reads: the sources, the tests, the bench and the docs */
+const CITING = [...SOURCES, ...['test', 'bench', 'scripts'].flatMap((d) => files(path.join(ROOT, d)))];
+const DOCS = [
+  'README.md',
+  'SECURITY.md',
+  ...fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+/** how the documents outside the repository are cited (this file's own patterns aside) */
+const OUTSIDE = /\bCONTRACT §|\bSPEC §|\bARCHITECTURE(\.md)? "|\bSTYLE\.md/;
 
 describe('sources', () => {
   it('cite the project’s own docs, never the contract document outside the repository', () => {
@@ -25,6 +37,14 @@ describe('sources', () => {
     const citing = SOURCES.filter((f) => fs.readFileSync(f, 'utf8').includes('CONTRACT')).map((f) =>
       path.relative(ROOT, f),
     );
+    expect(citing).toEqual([]);
+  });
+
+  it('tests, bench, scripts and docs cite no section of a document outside the repository either', () => {
+    const self = path.join(ROOT, 'test', 'architecture', 'sources.test.ts');
+    const files = [...CITING.filter((f) => f !== self), ...DOCS.map((d) => path.join(ROOT, d))];
+    expect(files.length).toBeGreaterThan(200);
+    const citing = files.filter((f) => OUTSIDE.test(fs.readFileSync(f, 'utf8'))).map((f) => path.relative(ROOT, f));
     expect(citing).toEqual([]);
   });
 

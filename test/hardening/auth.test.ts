@@ -1,5 +1,5 @@
 /**
- * Auth hardening (CONTRACT §2, §7): tokens kept only as SHA-256 hashes and passwords as scrypt
+ * Auth hardening (docs/api.md "Authentication", docs/api.md "Request log"): tokens kept only as SHA-256 hashes and passwords as scrypt
  * hashes, one answer for an unknown email and a wrong password, revocation on logout and on a
  * password change, expiry, malformed Authorization headers, the admin token, secrets never in the
  * server log, security headers on the dashboard and the API, and none of them on mock answers.
@@ -223,7 +223,7 @@ describe('auth hardening', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 201, 404, 404, 204, 413]);
     expect(answers[1].headers.get('x-custom')).toBe('yes');
     for (const r of answers) {
-      // the mock sandbox instead of the dashboard's policy (CONTRACT §9)
+      // the mock sandbox instead of the dashboard's policy (SECURITY.md)
       expect(r.headers.get('content-security-policy')).toBe(MOCK_CSP);
       for (const h of ['x-frame-options', 'referrer-policy', 'x-content-type-options', 'set-cookie'])
         expect(r.headers.get(h), h).toBeNull();

@@ -1,5 +1,5 @@
 /**
- * Security II (issue 15), part two: what one request can cost (CONTRACT §10), and the abuse paths of
+ * Security II (issue 15), part two: what one request can cost (docs/limits.md), and the abuse paths of
  * accounts and streams. Each test is one attack of the red team's report, over HTTP against the real
  * server, bounded and on loopback only.
  */

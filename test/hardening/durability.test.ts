@@ -1,7 +1,7 @@
 /**
- * Durability against the built server as a child process on a SQLite file (CONTRACT §5: "The
- * position survives a restart"; ARCHITECTURE: "Nothing in a process is the only copy of anything a
- * user would miss after a restart").
+ * Durability against the built server as a child process on a SQLite file (docs/api.md "Rules": "The
+ * position survives a restart"; nothing in a process is the only copy of anything a user would miss
+ * after a restart).
  *
  * A write loop (projects, endpoints, rules, store_variable through mock calls, sequence advances)
  * runs with several concurrent clients while the process is SIGKILLed at random moments, 20 times,

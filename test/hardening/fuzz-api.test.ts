@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of every management route (CONTRACT §2–§5, §7): bodies derived from the
+ * Property-based fuzzing of every management route (docs/api.md, docs/api.md "Request log"): bodies derived from the
  * TypeBox schemas (valid ones, and ones with a field broken, dropped or added, any JSON, broken JSON,
  * other content types) and odd ids and query strings. Invariants:
  * - never a 5xx;

@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of mock traffic (CONTRACT §6): raw HTTP/1.1 requests with arbitrary
+ * Property-based fuzzing of mock traffic (docs/api.md "Mock traffic"): raw HTTP/1.1 requests with arbitrary
  * methods, paths (percent-encoded, invalid escapes, dot segments, double slashes, very long),
  * query strings, headers and bodies (sized or chunked), sent over a socket so nothing normalizes
  * them first. They reach endpoints whose rules read every part of the request (header, query,
@@ -223,7 +223,7 @@ for (const dialect of DIALECTS) {
             !h.has('access-control-allow-origin');
           if (!parserReject) {
             expect(h.get('access-control-allow-origin'), ctx).toBe('*');
-            // every mock answer is sandboxed (CONTRACT §9)
+            // every mock answer is sandboxed (SECURITY.md)
             expect(h.get('content-security-policy'), ctx).toBe(MOCK_CSP);
           } else expect(h.get('content-security-policy'), ctx).toBeNull();
           if (status >= 400 && r.method !== 'HEAD') expectErrorShape({ status, text, headers: h });

@@ -1,5 +1,5 @@
 /**
- * Security II (issue 15), part one: mock answers isolated from the dashboard's origin (CONTRACT §9).
+ * Security II (issue 15), part one: mock answers isolated from the dashboard's origin (SECURITY.md).
  * Each test is one attack of the red team's report, run over HTTP against the real server:
  * stored script through a mock answer, a service worker for the whole origin, a loop-guard bypass,
  * an unsendable header saved into a rule, a 1xx sent as a final answer; and mock hosts.

@@ -129,7 +129,7 @@ describe('resource limits', () => {
     ];
     expect(new Set(cases.map((x) => x[0])).size).toBe(cases.length);
     for (const [, body, at] of cases) expect400(await post(body), at);
-    // the action timeout: at most 10 s (CONTRACT §8)
+    // the action timeout: at most 10 s (docs/limits.md)
     expect400(
       await post({ actions: [{ type: 'http_request', url: 'https://example.test/', timeoutMs: 10_001 }] }),
       '/actions/0/timeoutMs',

@@ -1,5 +1,5 @@
 /**
- * Assertions shared by the API tests: the contract's error shape (CONTRACT §1) and record shapes.
+ * Assertions shared by the API tests: the contract's error shape (docs/api.md "Conventions") and record shapes.
  */
 import { expect } from 'vitest';
 import type { HttpAnswer } from './server.js';

@@ -12,7 +12,7 @@ import { HAR, WIREMOCK } from '../fixtures/peers.js';
 import { DIALECTS } from '../helpers/databases.js';
 import { freePort, ROOT, request, sleep, startTestServer, type TestServer } from '../helpers/server.js';
 
-/** A Petstore pet as generated on import: realistic strings by property name (CONTRACT §11), not "string". */
+/** A Petstore pet as generated on import: realistic strings by property name (docs/stateful-mocks.md), not "string". */
 const PET = {
   id: 0,
   name: expect.stringMatching(/^(?!string$)\S.*$/),

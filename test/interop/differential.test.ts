@@ -1,5 +1,5 @@
 /**
- * The differential test of CONTRACT §20 (docs/interop.md "Fidelity"): files written for WireMock,
+ * The differential test of docs/interop.md "Fidelity" (docs/interop.md "Fidelity"): files written for WireMock,
  * Mockoon, Postman, HAR and OpenAPI, in each tool's own syntax (test/fixtures/differential.ts), answer
  * the requests they describe as their tools do — through the import API and through `serve --file`.
  */

@@ -1,5 +1,5 @@
 /**
- * Imports of other tools' files (CONTRACT §12): WireMock, Mockoon, Postman and HAR documents in each
+ * Imports of other tools' files (docs/interop.md): WireMock, Mockoon, Postman and HAR documents in each
  * tool's own syntax, checked through the mock URLs they produce; format detection; the report.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

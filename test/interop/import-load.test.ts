@@ -1,6 +1,6 @@
 /**
  * A GitHub-sized description (12+ MiB, 1,300 operations, shared $refs) imports, every operation
- * answers, and the import never holds the server's event loop for more than 100 ms (CONTRACT §12:
+ * answers, and the import never holds the server's event loop for more than 100 ms (docs/interop.md:
  * parsing, validation, dereferencing and example generation run in the import worker; writes yield).
  * The upload comes from another process, so the delay measured here is the server's own.
  */

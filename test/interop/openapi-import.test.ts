@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/databases.js';
 import { ROOT, request, startTestServer, type TestServer } from '../helpers/server.js';
 
-/** A Petstore pet as generated on import: realistic strings by property name (CONTRACT §11), not "string". */
+/** A Petstore pet as generated on import: realistic strings by property name (docs/stateful-mocks.md), not "string". */
 const PET = {
   id: 0,
   name: expect.stringMatching(/^(?!string$)\S.*$/),
@@ -125,7 +125,7 @@ for (const dialect of DIALECTS) {
       ]);
       expect(r.json.format).toBe('openapi');
       for (const e of r.json.created) {
-        // POST /pets answers 201 with no content: no body, no content type (CONTRACT §12)
+        // POST /pets answers 201 with no content: no body, no content type (docs/interop.md)
         expect(e).toMatchObject({ projectId: p.id, contentType: e.method === 'POST' ? '' : 'application/json' });
         expect(e.id).toEqual(expect.any(String));
       }

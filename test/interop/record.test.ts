@@ -1,5 +1,5 @@
 /**
- * Record mode (CONTRACT §12, docs/interop.md): with `recording` on, mock requests go to the
+ * Record mode (docs/interop.mddocs/interop.md): with `recording` on, mock requests go to the
  * project's fallbackUrl through the egress, and each answer becomes an endpoint — or a rule keyed by
  * the query and body that differ — so a real API becomes a mock by using it once.
  */

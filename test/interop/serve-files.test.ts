@@ -1,5 +1,5 @@
 /**
- * Mocks as code (CONTRACT §13): `mockyard serve --file` serves a file or folder in any import format
+ * Mocks as code (docs/testing.md): `mockyard serve --file` serves a file or folder in any import format
  * at the root path with no account, keeps the management API behind the admin token, reloads with
  * --watch keeping the sequence positions of unchanged rules, and exits 1 naming a bad file.
  */

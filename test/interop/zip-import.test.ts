@@ -1,5 +1,5 @@
 /**
- * Folders and zips (CONTRACT §20, docs/interop.md "Folders and zips"): `POST …/import` with
+ * Folders and zips (docs/interop.md "Fidelity"docs/interop.md "Folders and zips"): `POST …/import` with
  * `Content-Type: application/zip` and `mockyard import <folder>` read WireMock `__files` bodies,
  * Mockoon file bodies and a split OpenAPI description — never a file outside the upload.
  */

@@ -1,5 +1,5 @@
 /**
- * Data collections served as REST resources (CONTRACT §11): the collections API, `POST …/resources`,
+ * Data collections served as REST resources (docs/stateful-mocks.md): the collections API, `POST …/resources`,
  * the six operations with filters, sort, paging and X-Total-Count, per-session copies from the
  * seed with reset, rules of a bound endpoint first, and writes exact under concurrency.
  */

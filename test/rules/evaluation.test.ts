@@ -1,5 +1,5 @@
 /**
- * Rule evaluation over HTTP (SPEC §1, §3; CONTRACT §5, §6): conditions of every target, AND, active
+ * Rule evaluation over HTTP (docs/api.md "Rules", docs/api.md "Mock traffic"): conditions of every target, AND, active
  * flag, rules without a response, sequencing (serial, concurrent, across a restart), delays, step
  * headers, templates, linear-time regex, mock sessions, seeds and faults.
  */
@@ -271,7 +271,7 @@ for (const dialect of DIALECTS) {
       expect(await text('name=bob')).toBe('default hi bob!');
     });
 
-    it('SPEC §3 example: hold_last [201, 200] → 201 once, then 200 always (request by request)', async () => {
+    it('sequence example: hold_last [201, 200] → 201 once, then 200 always (request by request)', async () => {
       const f = await sequenceFixture({ mode: 'hold_last', steps: [{ statusCode: 201 }, { statusCode: 200 }] });
       const expected = [201, 200, 200, 200, 200];
       for (const [i, status] of expected.entries()) {
@@ -281,7 +281,7 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('SPEC §3 example: loop [500×2, 200×1] → 500, 500, 200 and repeat (request by request, with state)', async () => {
+    it('sequence example: loop [500×2, 200×1] → 500, 500, 200 and repeat (request by request, with state)', async () => {
       const f = await sequenceFixture({
         mode: 'loop',
         steps: [

@@ -1,5 +1,5 @@
 /**
- * Rules over HTTP (CONTRACT §5, §8): CRUD, defaults, partial updates, ordering, validation, plan
+ * Rules over HTTP (docs/api.md "Rules", docs/limits.md): CRUD, defaults, partial updates, ordering, validation, plan
  * limits, reset and when a sequence restarts. One server per dialect; each test builds its own
  * user, project and endpoint.
  */

@@ -1,5 +1,5 @@
 /**
- * State in rules (CONTRACT §11, first part): conditions on stored values and on this request's
+ * State in rules (docs/stateful-mocks.mdfirst part): conditions on stored values and on this request's
  * variables, project storage shared by a project's endpoints, delete_variable, the project storage
  * routes — per mock session, and exact under concurrency on every database.
  */

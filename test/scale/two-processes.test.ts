@@ -1,5 +1,5 @@
 /**
- * Scale-out (CONTRACT §0, §5, §6): several real processes (dist/main.js) on one PostgreSQL
+ * Scale-out (docs/deploy.md, docs/api.md "Rules", docs/api.md "Mock traffic"): several real processes (dist/main.js) on one PostgreSQL
  * database behave as one service. Config changes reach the other process within 1 s, sequences
  * and endpoint storage are exact across processes, the request log is shared, a SIGKILLed process
  * loses no acknowledged state, and a database outage gives clean 503s and heals without a restart.
@@ -11,7 +11,7 @@ import { freshDatabase, PG_URL, type TestDatabase } from '../helpers/databases.j
 import { type ChildServer, type HttpAnswer, request, sleep, spawnServer } from '../helpers/server.js';
 
 const RUN = PG_URL !== '' || process.env.CI === 'true';
-/** CONTRACT §6: a management change is in effect on every other process within 1 s. */
+/** docs/api.md "Mock traffic": a management change is in effect on every other process within 1 s. */
 const PROPAGATION_MS = 1000;
 
 /**
