@@ -133,7 +133,8 @@ export class Mockyard {
 
   /**
    * Resolves when exactly `count` logged requests of the project match `filter`; otherwise rejects
-   * with a VerificationError listing the nearest requests and how each differs.
+   * with a VerificationError listing the nearest requests and how each differs (and, for a request
+   * no endpoint took, the endpoints nearest to it).
    */
   async verify(projectId: string, filter: RequestFilter, count: number): Promise<void> {
     const { count: actual } = await this.requests.count(projectId, filter);
@@ -150,10 +151,17 @@ export class Mockyard {
     const lines = [`Expected ${count} request(s) matching ${JSON.stringify(filter)}, found ${actual}.`];
     if (ranked.length === 0) lines.push('No requests were logged.');
     else lines.push('Nearest requests:');
-    for (const { e, diff } of ranked)
+    for (const { e, diff } of ranked) {
       lines.push(
         `  ${e.method} ${e.path}${e.query ? `?${e.query}` : ''} → ${e.statusCode}${diff.length ? `  (${diff.join('; ')})` : '  (matches)'}`,
       );
+      // a request no endpoint took: the endpoints it came close to, as its 404 named them
+      const near = e.endpointId === null ? (e.nearest ?? []) : [];
+      if (near.length > 0)
+        lines.push(
+          `    no endpoint matched; nearest: ${near.map((n) => `${n.method} ${n.path} (${n.why})`).join(', ')}`,
+        );
+    }
     throw new VerificationError(
       lines.join('\n'),
       count,

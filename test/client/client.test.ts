@@ -1,5 +1,5 @@
 /**
- * The typed client `mockyard/client` (CONTRACT §13) against a real server: every route of
+ * The typed client `mockyard/client` (docs/testing.md) against a real server: every route of
  * /api/openapi.json has a client method (and no method calls a route the server does not have),
  * sessions are isolated and cleaned up, verify() fails with the nearest requests, fluent stubs.
  */
@@ -127,6 +127,8 @@ describe('mockyard/client', () => {
     expect(failed.message).toContain('Expected 1 request(s) matching {"method":"POST","path":"/orders/7"}, found 0.');
     expect(failed.message).toContain('Nearest requests:');
     expect(failed.message).toMatch(/GET \/orders\/7 → 404 {2}\(method: expected "POST", got "GET"\)/);
+    // the request took no endpoint: the near miss its 404 named is in the message too
+    expect(failed.message).toMatch(/\n {4}no endpoint matched; nearest: POST \/orders \(.+\)/);
   });
 
   it('streams the request log', async () => {

@@ -126,4 +126,32 @@ describe('dashboard: keyboard, focus, contrast and a narrow screen', () => {
     expect(smallTargets, smallTargets.join('\n')).toEqual([]);
     await context.close();
   }, 120_000);
+
+  it('shows a miss’s nearest endpoints in the inspector, reached by keyboard, with what differs marked', async () => {
+    const { token, context, page, pageErrors } = await signedInPage();
+    const project = await api('POST', '/api/projects', { name: 'Near' }, token);
+    await api('POST', `/api/projects/${project.id}/endpoints`, { method: 'GET', path: '/api/users/:id' }, token);
+    const miss = await fetch(`${base}/m/${project.id}/api/user/42`);
+    expect(miss.status).toBe(404);
+
+    await page.goto(`${base}/projects/${project.id}/requests`);
+    const row = page.getByRole('button', { name: /\/api\/user\/42/ });
+    await visible(row);
+    // Tab from the top of the page to the row, then Enter
+    await page.evaluate('document.activeElement?.blur()');
+    const focused = () => row.evaluate((el) => el === (el.ownerDocument as { activeElement: unknown }).activeElement);
+    for (let i = 0; i < 60 && !(await focused()); i++) await page.keyboard.press('Tab');
+    expect(await focused()).toBe(true);
+    await page.keyboard.press('Enter');
+    const list = page.getByRole('list', { name: 'Nearest endpoints' });
+    await visible(list);
+    expect(await list.textContent()).toContain('segment 2 is "user" where the endpoint has "users"');
+    // the differing segment is marked, the fitting ones are not
+    expect(await list.locator('mark').allTextContents()).toEqual(['users']);
+    await shot(page, 'inspector-nearest.png');
+    expect(pageErrors).toEqual([]);
+    expect(violations, violations.join('\n')).toEqual([]);
+    expect(smallTargets, smallTargets.join('\n')).toEqual([]);
+    await context.close();
+  }, 120_000);
 });
