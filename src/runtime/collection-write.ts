@@ -11,7 +11,8 @@ import type { SocketHub } from './ws/hub.js';
 /** Writes the answer; the status written. */
 export function writeCollectionAnswer(x: Exchange, a: CollectionAnswer, hub: SocketHub | undefined): number {
   const d = x.data;
-  if (d && d.operation !== 'list' && d.operation !== 'get' && a.status < 300 && hub)
+  // only what a GraphQL subscription listens to: a publish reaches every process (a NOTIFY on PostgreSQL)
+  if (d && a.status < 300 && hub && x.project?.collections.get(d.collection)?.subscribed.has(d.operation))
     hub.publish(x.projectId, collectionChannel(d.collection, d.operation), x.session, a.body || '{}');
   const headers: OutHeaders = {
     'content-type': 'application/json',

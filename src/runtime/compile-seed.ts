@@ -10,6 +10,11 @@ export interface CompiledCollection {
   readonly render: (ctx: EvalContext) => readonly Record<string, unknown>[];
   /** the seed as the base of copy-on-write session copies (null when it has templates), made on first use */
   readonly base: () => SeedBase | null;
+  /**
+   * the operations (`create`, `update`, …) a GraphQL subscription of the project is bound to
+   * (docs/graphql.md): only those writes are published to sockets, here and on the other processes
+   */
+  readonly subscribed: ReadonlySet<string>;
 }
 
 /** `seedBase` of the seed, made once when first asked for. */

@@ -4,6 +4,7 @@
  */
 
 import { DEFAULT_MODES, type ValidationModes } from '../domain/contract.js';
+import type { GraphqlBinding } from '../domain/graphql.js';
 import type { CollectionOperation, RuleRecord, RuleTrace, Step, StorageScope } from '../domain/model.js';
 import type { Trigger } from '../domain/sockets.js';
 import { compileActions } from './compile-actions.js';
@@ -371,8 +372,26 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     collections: new Map(
       cfg.collections.map((c) => [
         c.name,
-        { idField: c.idField, seed: c.seed, render: compileSeed(c.seed), base: lazyBase(c.seed, c.idField) },
+        {
+          idField: c.idField,
+          seed: c.seed,
+          render: compileSeed(c.seed),
+          base: lazyBase(c.seed, c.idField),
+          subscribed: subscribedOps(cfg.endpoints, c.name),
+        },
       ]),
     ),
   };
+}
+
+/** The operations on `collection` that a GraphQL endpoint's `Subscription.*` bindings listen to. */
+function subscribedOps(
+  endpoints: readonly { graphql?: { bindings?: Record<string, GraphqlBinding> } | null }[],
+  collection: string,
+): Set<string> {
+  const ops = new Set<string>();
+  for (const e of endpoints)
+    for (const [field, b] of Object.entries(e.graphql?.bindings ?? {}))
+      if (field.startsWith('Subscription.') && b.collection === collection) ops.add(b.operation);
+  return ops;
 }

@@ -40,8 +40,10 @@ export function collectionRunner(s: GraphqlScope, ctx: MockContext): { run: RunC
         cmd,
       );
     },
-    publish: (collection, op, item) =>
-      hub.publish(project.id, collectionChannel(collection, op), session, JSON.stringify(item)),
+    publish: (collection, op, item) => {
+      if (project.collections.get(collection)?.subscribed.has(op))
+        hub.publish(project.id, collectionChannel(collection, op), session, JSON.stringify(item));
+    },
   };
 }
 

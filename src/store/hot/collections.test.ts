@@ -115,15 +115,38 @@ describe.each(CASES)('collection commands on %s, %s', (dialect, copies) => {
     const hot = store.hot as PostgresHot;
     expect(hot).toBeInstanceOf(PostgresHot);
     const ref = { ...(await collection()), session: '' };
-    const before = { tx: hot.joinedTransactions, work: hot.joinedWork, batched: hot.batchedCreates };
+    const before = { tx: hot.joinedTransactions, work: hot.joinedWork };
     // all asked in one turn, before the first transaction holds its lock: they join it, up to 256
-    await Promise.all(Array.from({ length: 300 }, (_, i) => run(store, ref, { op: 'create', item: { id: `g${i}` } })));
+    await Promise.all(
+      Array.from({ length: 300 }, (_, i) => run(store, ref, { op: 'update', id: 's1', patch: { n: i } })),
+    );
     expect(hot.joinedWork - before.work).toBe(300);
     expect(hot.joinedTransactions - before.tx).toBe(2);
-    // and a transaction of creates writes them with one insert, in the order asked
-    expect(hot.batchedCreates - before.batched).toBe(300);
-    expect(await run(store, ref, { op: 'count' })).toEqual({ kind: 'count', count: 302 });
-    const list = ids(await run(store, ref, { op: 'list' }));
-    expect(list).toEqual(['s1', 's2', ...Array.from({ length: 300 }, (_, i) => `g${i}`)]);
+    expect(await run(store, ref, { op: 'get', id: 's1' })).toMatchObject({ item: { n: 299 } });
   });
+
+  it.runIf(dialect === 'postgres')(
+    'creates of many sessions asked together go into one transaction, in order',
+    async () => {
+      const hot = store.hot as PostgresHot;
+      const base = await collection();
+      // the sessions' copies exist (their first command made them); then 300 creates over 30 sessions
+      const sessions = Array.from({ length: 30 }, (_, i) => `batch-${i}`);
+      await Promise.all(sessions.map((session) => run(store, { ...base, session }, { op: 'count' })));
+      const before = { batches: hot.creates.batches, batched: hot.creates.batched };
+      const results = await Promise.all(
+        Array.from({ length: 300 }, (_, i) =>
+          run(store, { ...base, session: sessions[i % 30] }, { op: 'create', item: { id: `c${i}` } }),
+        ),
+      );
+      expect(results.every((r) => r.kind === 'item' && r.created)).toBe(true);
+      expect(hot.creates.batched - before.batched).toBe(300);
+      expect(hot.creates.batches - before.batches).toBe(1);
+      for (const [k, session] of sessions.entries()) {
+        const mine = Array.from({ length: 10 }, (_, j) => `c${k + 30 * j}`);
+        expect(ids(await run(store, { ...base, session }, { op: 'list' }))).toEqual(['s1', 's2', ...mine]);
+        expect(await run(other, { ...base, session }, { op: 'count' })).toEqual({ kind: 'count', count: 12 });
+      }
+    },
+  );
 });

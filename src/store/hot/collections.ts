@@ -233,8 +233,9 @@ export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTabl
 export function* createMany(
   works: readonly { ref: CollectionRef; cmd: CollectionCommand }[],
   t: ItemTable,
+  fewest = 2,
 ): Steps<CollectionResult[] | null> {
-  if (!t.appendMany || works.length < 2) return null;
+  if (!t.appendMany || works.length < fewest || works.length === 0) return null;
   const ref = works[0].ref;
   const copy = (yield* ensureCopy(ref, t)) as SessionCopy;
   const base = copy.base >= 0 ? (ref.base ?? null) : null;
@@ -244,8 +245,9 @@ export function* createMany(
   let items = copy.items;
   let bytes = copy.bytes;
   for (const { ref: r, cmd } of works) {
-    // the commands' own compiled collection is the first's (not recompiled in between)
-    if (cmd.op !== 'create' || r.idField !== ref.idField || r.base !== ref.base || r.seed !== ref.seed) return null;
+    // the commands' compiled collection is the first's (not recompiled in between: its seed base is the
+    // same object; the seed itself is a function of each request, read only to make a missing copy)
+    if (cmd.op !== 'create' || r.idField !== ref.idField || r.base !== ref.base) return null;
     const given = idOf(cmd.item, ref.idField);
     const item = given === undefined ? { ...cmd.item, [ref.idField]: randomUUID() } : cmd.item;
     const id = given ?? (item[ref.idField] as string);

@@ -10,32 +10,16 @@
  * of up to 500 entries.
  */
 import type pg from 'pg';
-import { drive } from '../../shared/steps.js';
-import * as collections from './collections.js';
+import type * as collections from './collections.js';
 import { failHitGroup, GroupCommit, type HitGroup, hitKey, settleHitGroup, type Waiter } from './group-commit.js';
 import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
-import {
-  COLLECTION,
-  HIT_CONFLICT,
-  logArgs,
-  logInsert,
-  numbered,
-  type StorageKind,
-  storageStatements,
-} from './statements.js';
+import { type CollectionWork, named, run, runCommands } from './pg-collections.js';
+import { CreateBatcher, collectionKey } from './pg-creates.js';
+import { HIT_CONFLICT, logArgs, logInsert, numbered, type StorageKind, storageStatements } from './statements.js';
 
 const HIT_BATCH = `INSERT INTO rule_hits (rule_id, session, hits, touched_at)
   SELECT t.r, t.s, t.c, $4 FROM unnest($1::text[], $2::text[], $3::int[]) AS t(r, s, c)
   ${HIT_CONFLICT} RETURNING rule_id, session, hits`;
-/**
- * The hot path's statements are named: each pooled connection parses and plans one once, not on
- * every round trip (PostgreSQL plans it again when the table's statistics change).
- */
-interface Named {
-  readonly name: string;
-  readonly text: string;
-}
-const named = (name: string, text: string): Named => ({ name: `mockyard_${name}`, text: numbered(text) });
 const namedStorage = (kind: StorageKind) => {
   const t = storageStatements(kind);
   return {
@@ -49,35 +33,12 @@ const LOCK = named('lock', 'SELECT pg_advisory_xact_lock(hashtext(?))');
 /** 500 rows × 5 parameters: far below PostgreSQL's 65,535 parameters per statement */
 const PG_LOG_CHUNK = 500;
 
-const COL = Object.fromEntries(Object.entries(COLLECTION).map(([k, sql]) => [k, named(`col_${k}`, sql)])) as Record<
-  keyof typeof COLLECTION,
-  Named
->;
-/** `append` for many items: their positions follow the last one (or the seed's, $6) in the order given. */
-const APPEND_MANY: Named = {
-  name: 'mockyard_col_append_many',
-  text: `INSERT INTO collection_items (project_id, collection, session, item_id, ord, data, touched_at)
-    SELECT $1, $2, $3, u.id, top.ord + u.n, u.data, $7
-    FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS u(id, data, n),
-      (SELECT GREATEST(COALESCE((SELECT ord FROM collection_items
-        WHERE project_id = $1 AND collection = $2 AND session = $3 ORDER BY ord DESC LIMIT 1), 0), $6::bigint) AS ord) AS top
-    ON CONFLICT DO NOTHING RETURNING item_id`,
-};
-const run = (c: pg.Pool | pg.PoolClient, s: Named, values: unknown[]) =>
-  c.query({ name: s.name, text: s.text, values });
-
 /** One piece of work waiting for its key's next transaction (`joined`). */
 interface Joining<W, R> {
   readonly work: W;
   readonly resolve: (r: R) => void;
   readonly reject: (e: unknown) => void;
 }
-/** A collection command with the collection as it was compiled when the command came. */
-interface CollectionWork {
-  readonly ref: collections.CollectionRef;
-  readonly cmd: collections.CollectionCommand;
-}
-
 const toError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 /** Pieces of work in one joined transaction at most (past it, the next batch starts and waits its turn). */
 const MAX_JOINED = 256;
@@ -93,11 +54,13 @@ export class PostgresHot implements HotState {
   /** Transactions of batched work run, and the pieces of work they held (read by the tests). */
   joinedTransactions = 0;
   joinedWork = 0;
-  /** creates written by one insert with the rest of their batch (createMany) */
-  batchedCreates = 0;
+  /** creates, batched across collections and sessions (read by the tests) */
+  readonly creates: CreateBatcher;
   private readonly logStatements = new Map<number, string>();
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: pg.Pool) {
+    this.creates = new CreateBatcher(pool);
+  }
 
   hit(ruleId: string, session: string): Promise<number> {
     return this.commits.hit(ruleId, session);
@@ -233,17 +196,18 @@ export class PostgresHot implements HotState {
   /**
    * Collection commands are group-committed per (project, collection, session): the commands of
    * one transaction run in order on its connection, and whether the session's copy exists is read
-   * once per transaction, not once per command.
+   * once per transaction, not once per command. Creates — the common load — are batched across
+   * collections and sessions instead (pg-creates.ts): a handful of statements for a whole batch.
    */
   collection(
     ref: collections.CollectionRef,
     cmd: collections.CollectionCommand,
   ): Promise<collections.CollectionResult> {
-    const key = `collection:${ref.projectId}:${ref.name}:${ref.session}`;
-    return this.joined<CollectionWork, collections.CollectionResult>(key, { ref, cmd }, (client, works) =>
-      runCommands(client, works, () => {
-        this.batchedCreates += works.length;
-      }),
+    if (cmd.op === 'create') return this.creates.create(ref, cmd);
+    return this.joined<CollectionWork, collections.CollectionResult>(
+      collectionKey(ref),
+      { ref, cmd },
+      (client, works) => runCommands(client, works, () => {}),
     );
   }
 
@@ -308,71 +272,4 @@ export class PostgresHot implements HotState {
       await this.pool.query(text, logArgs(chunk));
     }
   }
-}
-
-/**
- * One transaction's collection commands, in order, on its connection, over one table: the commands
- * of a batch share their key (project, collection, session). Whether the session's copy exists
- * (and when it was last touched) is read by the first command and known to the rest.
- */
-async function runCommands(
-  client: pg.PoolClient,
-  works: readonly CollectionWork[],
-  batched: () => void,
-): Promise<collections.CollectionResult[]> {
-  const { projectId, name, session } = works[0].ref;
-  const k = [projectId, name, session];
-  const rows = async (s: Named, args: unknown[]) => (await run(client, s, args)).rows;
-  let copy: collections.SessionCopy | null | undefined;
-  // the count and bytes the batch's commands added, written once before the batch commits
-  let items = 0;
-  let bytes = 0;
-  const t: collections.ItemTable = {
-    copy: async () => {
-      if (copy === undefined) {
-        const [row] = await rows(COL.session, k);
-        copy =
-          row === undefined
-            ? null
-            : { touched: Number(row.t), base: Number(row.base), items: Number(row.items), bytes: Number(row.bytes) };
-      }
-      return copy;
-    },
-    create: async (x) => {
-      await rows(COL.create, [...k, x.touched, x.base, x.items, x.bytes]);
-      copy = x;
-    },
-    touch: async (now) => void (await rows(COL.touch, [now, ...k])),
-    adjust: (i, b) => {
-      items += i;
-      bytes += b;
-    },
-    get: async (id) => {
-      const [row] = await rows(COL.get, [...k, id]);
-      return row === undefined ? undefined : { data: row.data, ord: Number(row.ord) };
-    },
-    insert: async (id, ord, data) => void (await rows(COL.insert, [...k, id, ord, data, Date.now()])),
-    update: async (id, data) => void (await rows(COL.update, [data, Date.now(), ...k, id])),
-    place: async (id, ord, data) => void (await rows(COL.place, [data, ord, Date.now(), ...k, id])),
-    remove: async (id) => void (await rows(COL.remove, [...k, id])),
-    all: async () => (await rows(COL.all, k)).map((r) => ({ id: r.id, ord: Number(r.ord), data: r.data })),
-    append: async (id, data, base) =>
-      (await run(client, COL.append, [...k, id, base, base, ...k, data, Date.now()])).rowCount === 1,
-    appendMany: async (items, base) => {
-      const args = [...k, items.map((x) => x.id), items.map((x) => x.data), base, Date.now()];
-      return new Set((await run(client, APPEND_MANY, args)).rows.map((r) => r.item_id as string));
-    },
-  };
-  // a batch of creates (the common load): one insert for all of them
-  const many = await drive(collections.createMany(works, t));
-  if (many !== null) {
-    if (items !== 0 || bytes !== 0) await rows(COL.adjust, [items, bytes, ...k]);
-    batched();
-    return many;
-  }
-  const out: collections.CollectionResult[] = [];
-  // each command with its own compiled collection (its seed and id field), on the batch's table
-  for (const { ref, cmd } of works) out.push(await drive(collections.execute(ref, cmd, t)));
-  if (items !== 0 || bytes !== 0) await rows(COL.adjust, [items, bytes, ...k]);
-  return out;
 }
