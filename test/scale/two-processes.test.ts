@@ -389,6 +389,36 @@ describe.skipIf(!RUN)('several processes on one PostgreSQL behave as one service
     expect([...got].sort((x, y) => x - y)).toEqual(Array.from({ length: n }, (_, i) => i));
   });
 
+  it('creates into 20 sessions at once on both processes: every session has its own items, none lost', async () => {
+    const pid = await project();
+    await api(a, 'POST', `/api/projects/${pid}/collections`, { name: 'carts', seed: [{ id: 'seed' }] });
+    await api(a, 'POST', `/api/projects/${pid}/resources`, { collection: 'carts', path: '/carts' });
+    await within(
+      PROPAGATION_MS,
+      () => b.client.mock(pid, 'GET', '/carts'),
+      (r) => r.status === 200,
+      'resource on B',
+    );
+    const n = 400;
+    const answers = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        (i % 2 === 0 ? a : b).client.mock(pid, 'POST', '/carts', {
+          headers: { 'content-type': 'application/json', 'x-mockyard-session': `s${i % 20}` },
+          body: JSON.stringify({ n: i }),
+        }),
+      ),
+    );
+    expect(answers.filter((r) => r.status !== 201).map((r) => r.status)).toEqual([]);
+    for (let k = 0; k < 20; k++) {
+      const list = await (k % 2 ? a : b).client.mock(pid, 'GET', '/carts', {
+        headers: { 'x-mockyard-session': `s${k}` },
+      });
+      const ns = (list.json as { n?: number }[]).filter((x) => x.n !== undefined).map((x) => x.n as number);
+      expect([...ns].sort((x, y) => x - y)).toEqual(Array.from({ length: n / 20 }, (_, j) => k + 20 * j));
+      expect(list.headers.get('x-total-count')).toBe(String(n / 20 + 1));
+    }
+  });
+
   it('200 concurrent collection creates split across both processes give 200 distinct items, none lost', async () => {
     const pid = await project();
     expect(
