@@ -1,67 +1,12 @@
+/**
+ * compileTemplate over a deterministic context (test/helpers/template-context.ts): constants, request
+ * values, syntax, names as data, storage, generated values and helpers. Per-request work and what a
+ * template references: template-refs.test.ts.
+ */
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, referencesBody, referencesProjectStorage, referencesStorage } from './template.js';
-import type { EvalContext, RequestView, VarValue } from './types.js';
-
-const NOW = Date.UTC(2024, 0, 15, 12, 0, 0); // 2024-01-15T12:00:00.000Z
-
-function record(entries: Record<string, string> = {}): Record<string, string> {
-  return Object.assign(Object.create(null), entries);
-}
-
-interface CtxOptions {
-  req?: Partial<RequestView>;
-  vars?: Record<string, VarValue>;
-  storage?: Record<string, string>;
-  projectStorage?: Record<string, string>;
-  rng?: number[];
-}
-
-/** A deterministic context: fixed clock, counting uuids, scripted rng, json() parsed at most once. */
-function makeCtx(o: CtxOptions = {}): EvalContext & { jsonCalls: number } {
-  const req: RequestView = {
-    method: 'GET',
-    path: '/',
-    rawQuery: '',
-    ...o.req,
-    query: record(o.req?.query),
-    headers: record(o.req?.headers),
-    params: record(o.req?.params),
-    body: o.req?.body ?? '',
-    header(name) {
-      return Object.hasOwn(this.headers, name) ? this.headers[name] : undefined;
-    },
-    queryParam(name) {
-      return Object.hasOwn(this.query, name) ? this.query[name] : undefined;
-    },
-  };
-  const rolls = [...(o.rng ?? [0.5])];
-  let uuids = 0;
-  let parsed: { ok: true; value: unknown } | { ok: false } | undefined;
-  const ctx = {
-    req,
-    vars: new Map(Object.entries(o.vars ?? {})),
-    storage: new Map(Object.entries(o.storage ?? {})),
-    projectStorage: new Map(Object.entries(o.projectStorage ?? {})),
-    jsonCalls: 0,
-    rng: () => (rolls.length > 1 ? (rolls.shift() as number) : rolls[0]),
-    now: () => NOW,
-    uuid: () => `00000000-0000-4000-8000-${String(++uuids).padStart(12, '0')}`,
-    json() {
-      ctx.jsonCalls++;
-      if (parsed === undefined) {
-        try {
-          parsed = req.body === '' ? { ok: false } : { ok: true, value: JSON.parse(req.body) };
-        } catch {
-          parsed = { ok: false };
-        }
-      }
-      return parsed;
-    },
-  };
-  return ctx;
-}
-
-const render = (src: string, o?: CtxOptions) => compileTemplate(src)(makeCtx(o));
+import { type CtxOptions, makeCtx, NOW, render } from '../../test/helpers/template-context.js';
+import { compileTemplate } from './template.js';
+import type { RequestView } from './types.js';
 
 describe('compileTemplate: constants', () => {
   it.each([
@@ -339,76 +284,5 @@ describe('compileTemplate: helpers', () => {
     for (const q of ['"', '\\', '\n', '"}, "admin": true, "x": "', '\u2028', '\u0000', 'ok']) {
       expect(JSON.parse(t(makeCtx({ req: { query: { q } } })))).toEqual({ q });
     }
-  });
-});
-
-describe('compileTemplate: per-request work', () => {
-  it('parses the body at most through ctx.json(), and only when a body path is read', () => {
-    const ctx = makeCtx({ req: { body: '{"a":1,"b":2}' } });
-    expect(compileTemplate('{{request.body.a}}{{request.body.b}}')(ctx)).toBe('12');
-    expect(ctx.jsonCalls).toBe(2);
-    const other = makeCtx({ req: { body: '{"a":1}' } });
-    compileTemplate('{{request.body}}{{request.method}}')(other);
-    expect(other.jsonCalls).toBe(0);
-  });
-
-  it('a throwing context value renders empty rather than throwing', () => {
-    const ctx = {
-      ...makeCtx(),
-      json(): never {
-        throw new Error('boom');
-      },
-    };
-    expect(compileTemplate('a{{request.body.x}}b')(ctx)).toBe('ab');
-    expect(compileTemplate('{{request.body.x}}')(ctx)).toBe('');
-  });
-
-  it('never throws at compile time on odd input', () => {
-    for (const src of [
-      '{{',
-      '}}',
-      '{{"',
-      '{{(',
-      '{{((((',
-      '{{\\}}',
-      '{{\u0000}}',
-      '{{'.repeat(1000),
-      '{{a}}'.repeat(1000),
-    ]) {
-      expect(() => compileTemplate(src)(makeCtx())).not.toThrow();
-    }
-  });
-});
-
-describe('referencesStorage / referencesBody', () => {
-  it.each([
-    ['plain', false, false],
-    ['{{endpoint.x}}', true, false],
-    ['{{ default request.query.a endpoint.x }}', true, false],
-    ['{{json (default request.query.a endpoint.x)}}', true, false],
-    ['{{endpoint}}', false, false],
-    ['{{request.body}}', false, true],
-    ['{{request.body.a.b}}', false, true],
-    ['{{json request.body.a}}', false, true],
-    ['{{request.bodyx}}', false, false],
-    ['{{vars.body}}', false, false],
-    ['{{ endpoint.x {{request.body}}', false, true],
-    ['endpoint.x request.body', false, false],
-  ])('%s → storage %s, body %s', (src, storage, body) => {
-    expect(referencesStorage(src)).toBe(storage);
-    expect(referencesBody(src)).toBe(body);
-    expect(referencesProjectStorage(src)).toBe(false);
-  });
-});
-
-describe('referencesProjectStorage', () => {
-  it.each([
-    ['{{project.cart}}', true],
-    ['{{default endpoint.x project.y}}', true],
-    ['{{project}}', false],
-    ['{{endpoint.project}}', false],
-    ['project.cart', false],
-  ])('%s → %s', (src, expected) => {
-    expect(referencesProjectStorage(src)).toBe(expected);
   });
 });

@@ -1,69 +1,18 @@
 /**
  * docs/api.md (accounts, tokens, the admin API) over HTTP against the real server, on every database: accounts,
  * sessions, the 401 variants, rate limiting, the admin API, health, OpenAPI, and the body errors
- * every management route shares (invalid_json, 415, 413).
+ * every management route shares: body-errors.test.ts. Servers started with other settings:
+ * auth-settings.test.ts.
  */
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import { validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/domain/passwords.js';
 import { DIALECTS } from '../helpers/databases.js';
-import { expectError, expectNoStack, expectValidation, ISO } from '../helpers/expect.js';
-import {
-  ADMIN_TOKEN,
-  type HttpAnswer,
-  request,
-  startTestServer,
-  type TestClient,
-  type TestServer,
-} from '../helpers/server.js';
+import { expectError, expectValidation, ISO } from '../helpers/expect.js';
+import { ADMIN_TOKEN, startTestServer, type TestClient, type TestServer } from '../helpers/server.js';
 
 const email = () => `a-${randomBytes(5).toString('hex')}@Example.test`;
-const MiB2 = 2 * 1024 * 1024;
-
-/** POSTs 2 MiB with Transfer-Encoding: chunked (no Content-Length to refuse it by). */
-function postChunked(url: string, headers: Record<string, string>): Promise<HttpAnswer> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      { method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => {
-          text += d;
-        });
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: new Headers(res.headers as Record<string, string>),
-            text,
-            json: JSON.parse(text),
-            ms: performance.now() - started,
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.setTimeout(30_000, () => req.destroy(new Error('timeout')));
-    const chunk = 'x'.repeat(64 * 1024);
-    let n = 0;
-    const write = () => {
-      while (n < MiB2 / chunk.length) {
-        n++;
-        if (!req.write(chunk)) {
-          req.once('drain', write);
-          return;
-        }
-      }
-      req.end();
-    };
-    write();
-  });
-}
-
 describe.each(DIALECTS)('auth and service basics on %s', (dialect) => {
   let s: TestServer;
   let c: TestClient;
@@ -369,153 +318,5 @@ describe.each(DIALECTS)('auth and service basics on %s', (dialect) => {
         for (const m of methods) expect(paths[p][m], `${m.toUpperCase()} ${p}`).toBeDefined();
       }
     });
-  });
-
-  describe('body errors shared by management routes', () => {
-    it('answers 400 invalid_json for a body that does not parse', async () => {
-      const u = await c.user();
-      for (const body of ['{bad', '{"name": "x"', "{'name': 'x'}", 'nul']) {
-        expectError(await c.api('POST', '/api/projects', body, u.token), 400, 'invalid_json');
-      }
-      expectError(await c.api('POST', '/api/auth/register', '{"email":'), 400, 'invalid_json');
-      expectError(await c.api('POST', '/api/auth/login', '{'), 400, 'invalid_json');
-      expect(await c.api('GET', '/api/projects', undefined, u.token)).toMatchObject({ status: 200, json: [] });
-    });
-
-    it('answers 415 unsupported_media_type for a write whose body is not JSON', async () => {
-      const u = await c.user();
-      const cases: [string, string][] = [
-        ['text/plain', '{"name":"x"}'],
-        ['application/x-www-form-urlencoded', 'name=x'],
-        ['application/xml', '<name>x</name>'],
-      ];
-      for (const [type, body] of cases) {
-        const r = await c.api('POST', '/api/projects', body, u.token, { 'content-type': type });
-        expectError(r, 415, 'unsupported_media_type');
-      }
-      const reg = await c.api('POST', '/api/auth/register', 'email=x', null, { 'content-type': 'text/plain' });
-      expectError(reg, 415, 'unsupported_media_type');
-      expect((await c.api('GET', '/api/projects', undefined, u.token)).json).toEqual([]);
-    });
-
-    it('answers 413 payload_too_large for a 2 MiB management body', async () => {
-      const u = await c.user();
-      const big = JSON.stringify({ name: 'x'.repeat(MiB2) });
-      expectError(await c.api('POST', '/api/projects', big, u.token), 413, 'payload_too_large');
-      expectError(await c.api('POST', '/api/auth/register', big), 413, 'payload_too_large');
-      const chunked = await postChunked(`${c.base}/api/projects`, {
-        'content-type': 'application/json',
-        authorization: `Bearer ${u.token}`,
-      });
-      expectError(chunked, 413, 'payload_too_large');
-      // the server is fine afterwards
-      expect((await c.api('GET', '/api/projects', undefined, u.token)).json).toEqual([]);
-    });
-
-    it('answers 413 payload_too_large for a 2 MiB mock body', async () => {
-      const f = await c.fixture({ method: 'POST', path: '/upload' });
-      const r = await c.mock(f.pid, 'POST', '/upload', {
-        body: 'x'.repeat(MiB2),
-        headers: { 'content-type': 'text/plain' },
-      });
-      expectError(r, 413, 'payload_too_large');
-      expect(r.headers.get('access-control-allow-origin')).toBe('*');
-      const chunked = await postChunked(`${c.base}/m/${f.pid}/upload`, { 'content-type': 'text/plain' });
-      expectError(chunked, 413, 'payload_too_large');
-      expect((await c.mock(f.pid, 'POST', '/upload', { body: 'small' })).status).toBe(200);
-    });
-
-    it('answers 404 not_found with the error shape for an unknown API route or an over-long id', async () => {
-      const u = await c.user();
-      expectError(await c.api('GET', `/api/projects/${'a'.repeat(300)}`, undefined, u.token), 404, 'not_found');
-      expectError(await c.api('DELETE', `/api/projects/${'a'.repeat(300)}`, undefined, u.token), 404, 'not_found');
-      expectError(await c.api('GET', '/api/nope', undefined, u.token), 404, 'not_found');
-      expectError(await c.api('POST', '/api/projects/x/unknown', { a: 1 }, u.token), 404, 'not_found');
-    });
-
-    it('never leaks a stack trace, even for hostile input', async () => {
-      const u = await c.user();
-      const answers = await Promise.all([
-        c.api('POST', '/api/projects', { name: { $gt: '' } }, u.token),
-        c.api('POST', '/api/projects', '{"__proto__": {"x": 1}, "name": "p"}', u.token),
-        c.api('POST', '/api/projects', 'null', u.token),
-        c.api('PATCH', `/api/projects/${'%'.repeat(3)}`, { name: 'x' }, u.token),
-        c.api('GET', '/api/projects/%E0%A4%A', undefined, u.token),
-        c.api('GET', `/api/projects/${'a'.repeat(300)}`, undefined, u.token),
-      ]);
-      for (const r of answers) {
-        expect(r.status).toBeGreaterThanOrEqual(200);
-        expect(r.status).toBeLessThan(500);
-        expectNoStack(r.text);
-        if (r.status >= 400) expect(Object.keys(r.json), r.text).toEqual(['error']);
-      }
-    });
-  });
-});
-
-describe.each(DIALECTS)('servers with other settings on %s', (dialect) => {
-  it('rate limits login and register per client address and per email with 429 rate_limited', async () => {
-    // 7 attempts per minute per address, max(5, 7/3) = 5 per email
-    const s = await startTestServer(dialect, { authRatePerMinute: 7 });
-    try {
-      const c = s.client;
-      const u = await c.user(); // address 1, email 1
-      for (let i = 0; i < 4; i++) {
-        const r = await c.api('POST', '/api/auth/login', { email: u.email, password: 'wrong-password' });
-        expectError(r, 401, 'invalid_credentials'); // address 2..5, email 2..5
-      }
-      // the email is spent: even the right password is refused
-      const limited = await c.api('POST', '/api/auth/login', { email: u.email.toUpperCase(), password: u.password });
-      expectError(limited, 429, 'rate_limited'); // address 6
-      // another email from the same address is still answered
-      const other = await c.api('POST', '/api/auth/login', { email: email(), password: 'whatever-pass' });
-      expectError(other, 401, 'invalid_credentials'); // address 7
-      // the address is spent: login and register both 429
-      expectError(
-        await c.api('POST', '/api/auth/login', { email: email(), password: 'whatever-pass' }),
-        429,
-        'rate_limited',
-      );
-      expectError(
-        await c.api('POST', '/api/auth/register', { email: email(), password: 'whatever-pass' }),
-        429,
-        'rate_limited',
-      );
-      // sessions already issued keep working; other routes are not limited
-      expect((await c.api('GET', '/api/auth/me', undefined, u.token)).status).toBe(200);
-      expect((await c.api('GET', '/api/projects', undefined, u.token)).status).toBe(200);
-    } finally {
-      await s.close();
-    }
-  });
-
-  it('answers 404 for /api/admin/* when no admin token is configured', async () => {
-    const s = await startTestServer(dialect, { adminToken: null });
-    try {
-      const c = s.client;
-      const u = await c.user();
-      const r = await c.api('PATCH', `/api/admin/users/${u.id}`, { plan: 'pro' }, ADMIN_TOKEN);
-      expectError(r, 404, 'not_found');
-      expectError(await c.api('PATCH', `/api/admin/users/${u.id}`, { plan: 'pro' }), 404, 'not_found');
-      expectError(await c.api('GET', '/api/admin/users', undefined, ADMIN_TOKEN), 404, 'not_found');
-      expect((await c.api('GET', '/api/auth/me', undefined, u.token)).json.plan).toBe('free');
-    } finally {
-      await s.close();
-    }
-  });
-
-  it('GET /readyz answers 503 with the error shape when the database does not answer', async () => {
-    const s = await startTestServer(dialect);
-    try {
-      expect((await request(`${s.running.url}/readyz`)).status).toBe(200);
-      await s.running.store.close();
-      const r = await request(`${s.running.url}/readyz`);
-      expect(r.status).toBe(503);
-      expect(Object.keys(r.json)).toEqual(['error']);
-      expectNoStack(r.text);
-      expect((await request(`${s.running.url}/healthz`)).status).toBe(200);
-    } finally {
-      await s.close().catch(() => {});
-    }
   });
 });

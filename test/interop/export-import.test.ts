@@ -384,30 +384,3 @@ for (const dialect of DIALECTS) {
     });
   });
 }
-
-describe('project import limits', () => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startTestServer('sqlite', { maxEndpointsPerProject: 2, maxProjectsPerUser: 2 });
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
-
-  it('respects the endpoints-per-project and projects-per-user limits', async () => {
-    const u = await s.client.user();
-    const doc = {
-      mockyard: 1,
-      project: { name: 'big' },
-      endpoints: ['/a', '/b', '/c'].map((path) => ({ method: 'GET', path })),
-    };
-    const tooMany = await s.client.api('POST', '/api/projects/import', doc, u.token);
-    expect([tooMany.status, tooMany.json.error.code]).toEqual([422, 'limit_exceeded']);
-    doc.endpoints.pop();
-    expect((await s.client.api('POST', '/api/projects/import', doc, u.token)).status).toBe(201);
-    expect((await s.client.api('POST', '/api/projects/import', doc, u.token)).status).toBe(201);
-    const third = await s.client.api('POST', '/api/projects/import', doc, u.token);
-    expect([third.status, third.json.error.code]).toEqual([422, 'limit_exceeded']);
-    expect((await s.client.api('GET', '/api/projects', undefined, u.token)).json).toHaveLength(2);
-  });
-});
