@@ -3,10 +3,12 @@
  * derived from the TypeBox schemas (src/domain/schemas.ts), and a raw-socket HTTP client for
  * requests that fetch refuses to send (odd methods, invalid escapes, dot segments kept as is).
  */
+
 import net from 'node:net';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { ERRORS } from '../../src/domain/errors.js';
+import type { Store } from '../../src/store/index.js';
 import { type HttpAnswer, ROOT } from '../helpers/server.js';
 
 /** `{error: {code, message, details?}}` with a code from the table whose status is the answer's. */
@@ -232,3 +234,40 @@ export function rawRequest(port: number, bytes: Buffer | string, timeoutMs = 10_
 }
 
 export type { HttpAnswer };
+
+/** The caller's whole tree, read straight from the store (one process, no HTTP round trips), as text. */
+export async function treeOf(store: Store, uid: string): Promise<string> {
+  const projects = await store.projects.list(uid);
+  const tree = await Promise.all(
+    projects.map(async (p) => {
+      const endpoints = await store.endpoints.list(uid, p.id);
+      return {
+        p,
+        endpoints: await Promise.all(
+          endpoints.map(async (e) => ({
+            e,
+            rules: await store.rules.list(uid, p.id, e.id),
+            storage: await store.storage.get(uid, p.id, e.id, ''),
+          })),
+        ),
+      };
+    }),
+  );
+  return JSON.stringify(tree);
+}
+
+/** The body of a raw answer, de-chunked when it is chunked. */
+export function decodeChunked(ans: { head: string; body: string }): string {
+  if (!/transfer-encoding:\s*chunked/i.test(ans.head)) return Buffer.from(ans.body, 'latin1').toString('utf8');
+  let rest = ans.body;
+  let out = '';
+  for (;;) {
+    const nl = rest.indexOf('\r\n');
+    if (nl === -1) break;
+    const size = Number.parseInt(rest.slice(0, nl), 16);
+    if (!size) break;
+    out += rest.slice(nl + 2, nl + 2 + size);
+    rest = rest.slice(nl + 2 + size + 2);
+  }
+  return Buffer.from(out, 'latin1').toString('utf8');
+}
