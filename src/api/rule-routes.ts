@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Action, RULE_LIMITS, type Rule, type RuleRecord } from '../domain/model.js';
 import { RuleBody, RulePatch } from '../domain/schemas.js';
-import { validateRule } from '../domain/validate.js';
+import { ruleFields, validateRule } from '../domain/validate.js';
 import { allowSet } from '../runtime/egress-helpers.js';
 import { blockedTargetWarnings } from '../runtime/egress-warnings.js';
 import { compileSequence } from '../runtime/sequence.js';
@@ -20,13 +20,7 @@ export function ruleView(r: RuleRecord): Rule {
   return {
     id: r.id,
     endpointId: r.endpointId,
-    name: r.name,
-    priority: r.priority,
-    active: r.active,
-    conditions: r.conditions,
-    response: r.response,
-    actions: r.actions,
-    ...(r.on ? { on: r.on } : {}),
+    ...ruleFields(r),
     state,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,

@@ -256,6 +256,17 @@ export interface RuleInput {
   on?: Trigger;
 }
 
+/** A rule's own fields (no id, state or times): what the API shows, exports carry and files sync. */
+export const ruleFields = (r: RuleInput): RuleInput => ({
+  name: r.name,
+  priority: r.priority,
+  active: r.active,
+  conditions: r.conditions,
+  response: r.response,
+  actions: r.actions,
+  ...(r.on ? { on: r.on } : {}),
+});
+
 /** Full rule fields from a create body, or from `current` patched by an update body. */
 export function validateRule(body: Json, current?: RuleInput, opts: RuleImportOptions = {}): RuleInput {
   const p = new Problems();

@@ -9,7 +9,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Endpoint, RuleRecord } from '../domain/model.js';
 import { routeKey } from '../domain/paths.js';
-import type { RuleInput } from '../domain/validate.js';
+import { type RuleInput, ruleFields } from '../domain/validate.js';
 import { check } from '../interop/apply.js';
 import type { Converted, ImportWarning, Skipped } from '../interop/types.js';
 import type { Store } from '../store/index.js';
@@ -29,16 +29,6 @@ export interface SyncReport {
   skipped: Skipped[];
   warnings: ImportWarning[];
 }
-
-const ruleFields = (r: RuleInput | RuleRecord): RuleInput => ({
-  name: r.name,
-  priority: r.priority,
-  active: r.active,
-  conditions: r.conditions,
-  response: r.response,
-  actions: r.actions,
-  ...(r.on ? { on: r.on } : {}),
-});
 
 const endpointFields = (
   e: Pick<Endpoint, 'statusCode' | 'responseBody' | 'contentType' | 'data' | 'headers'> &

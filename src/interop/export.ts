@@ -27,7 +27,7 @@ import {
 import { EndpointBody, LIMITS, RuleBody } from '../domain/schemas.js';
 import type { Trigger } from '../domain/sockets.js';
 import type { StorageCaps } from '../domain/storage-caps.js';
-import { type RuleInput, validateProject } from '../domain/validate.js';
+import { type RuleInput, ruleFields, validateProject } from '../domain/validate.js';
 import type { Store } from '../store/index.js';
 import { applyImport, check } from './apply.js';
 import { type Converted, emptyConverted } from './types.js';
@@ -158,15 +158,7 @@ export async function exportProject(
       ...(e.channels.length > 0 ? { channels: e.channels } : {}),
       ...(e.graphql ? { graphql: e.graphql } : {}),
       ...(e.validation ? { validation: e.validation } : {}),
-      rules: rules.map((r) => ({
-        name: r.name,
-        priority: r.priority,
-        active: r.active,
-        conditions: r.conditions,
-        response: r.response,
-        actions: r.actions,
-        ...(r.on ? { on: r.on } : {}),
-      })),
+      rules: rules.map(ruleFields),
     });
     if (opts.storage) {
       const values = await store.storage.get(ownerId, projectId, e.id, '');
