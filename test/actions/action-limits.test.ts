@@ -1,3 +1,8 @@
+/**
+ * Actions over HTTP, continued (docs/actions.md "Blocked targets", docs/limits.md): private targets
+ * blocked in every spelling and through redirects, timeouts and the per-request budget that never
+ * stop the pipeline, CR/LF in headers refused at save, and the hop limit on webhooks to ourselves.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/databases.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';

@@ -1,3 +1,11 @@
+/**
+ * Actions over HTTP (docs/api.md "Rules"): set_variable, store_variable (persisted,
+ * exact under concurrency, across a restart), http_request (templating, applyResponse, saveAs,
+ * onError; timeouts, the 10 s budget, blocked targets and the hop limit: action-limits.test.ts).
+ * Outbound calls go to a local receiver on 127.0.0.1 that the server is allowed to reach
+ * (test/helpers/receiver.ts); a second local "canary" server is not on the allow list and must never
+ * see a connection.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabase } from '../helpers/databases.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';

@@ -1,3 +1,8 @@
+/**
+ * Security III (issue 34), what one user can make the service keep: collection caps, copy-on-write
+ * session copies, the login limiter (also across processes) and the caps imports obey — each over HTTP
+ * against the real server (SECURITY.md names the test of each attack).
+ */
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';

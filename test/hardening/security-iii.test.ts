@@ -1,3 +1,10 @@
+/**
+ * Security III (issue 34): the red team's attacks that needed no more than an anonymous mock request
+ * or a read key, each over HTTP against the real server, bounded and on loopback only. The table in
+ * SECURITY.md names the test of each attack. The spellings of the admin and key checks are in
+ * test/hardening/spellings.test.ts; record mode, redaction and log streams in security-iii-io.test.ts;
+ * collections, the login limiter and import caps in security-iii-state.test.ts.
+ */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { expectError } from '../helpers/expect.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';

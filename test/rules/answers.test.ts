@@ -3,57 +3,14 @@
  * headers and content types, templates from the request (never code), and a catastrophic regex that
  * answers quickly.
  */
-import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/databases.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
-
-const HIT = 222; // status of the rule under test; endpoint defaults answer 200
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-/** A raw node:http GET (no keep-alive) that reports how the exchange ended. */
-function _rawGet(url: string): Promise<{ status?: number; body?: string; error?: NodeJS.ErrnoException }> {
-  return new Promise((resolve) => {
-    let status: number | undefined;
-    const req = http.get(url, { agent: false }, (res) => {
-      status = res.statusCode;
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status, body: Buffer.concat(chunks).toString() }));
-      res.on('error', (error) => resolve({ status, error }));
-    });
-    req.on('error', (error) => resolve({ status, error }));
-    req.setTimeout(5000, () => req.destroy(new Error('client timeout')));
-  });
-}
+import { HIT, ruleSuite, UUID } from '../helpers/rule-suite.js';
+import { request } from '../helpers/server.js';
 
 for (const dialect of DIALECTS) {
   describe(`rule answers (${dialect})`, () => {
-    let server: TestServer;
-    const client = () => server.client;
-
-    beforeAll(async () => {
-      server = await startTestServer(dialect);
-    });
-    afterAll(async () => {
-      await server?.close();
-    });
-
-    const rulePath = (f: { pid: string; eid: string }, rid: string) =>
-      `/api/projects/${f.pid}/endpoints/${f.eid}/rules/${rid}`;
-
-    async function _statuses(f: { pid: string; endpoint: { method: string; path: string } }, n: number, opts = {}) {
-      const out: number[] = [];
-      for (let i = 0; i < n; i++)
-        out.push((await client().mock(f.pid, f.endpoint.method, f.endpoint.path, opts)).status);
-      return out;
-    }
-
-    async function _sequenceFixture(response: Record<string, unknown>, path = '/seq') {
-      const f = await client().fixture({ method: 'GET', path, statusCode: 418 });
-      const rule = await client().rule(f.token, f.pid, f.eid, { name: 'seq', response });
-      return { ...f, rule };
-    }
+    const { client, baseUrl, rulePath } = ruleSuite(dialect);
 
     it('delays: at least delayMs; jitter stays within [delayMs, delayMaxMs] and varies; delayMaxMs below delayMs → delayMs', async () => {
       const f = await client().fixture({ method: 'GET', path: '/slow' });
@@ -95,7 +52,7 @@ for (const dialect of DIALECTS) {
           return r;
         });
       await new Promise((r) => setTimeout(r, 100));
-      const health = await request(`${server.running.url}/healthz`);
+      const health = await request(`${baseUrl()}/healthz`);
       order.push('healthz');
       const r = await slow;
       expect(health.status).toBe(200);
@@ -199,7 +156,7 @@ for (const dialect of DIALECTS) {
             order.push('mock');
             return r;
           });
-        const health = await request(`${server.running.url}/healthz`, { timeoutMs: 5000 });
+        const health = await request(`${baseUrl()}/healthz`, { timeoutMs: 5000 });
         order.push('healthz');
         const r = await pending;
         expect(health.status).toBe(200);

@@ -2,63 +2,14 @@
  * Rule evaluation over HTTP, continued (docs/api.md "Rules", docs/power-features.md): X-Mockyard-Session
  * keeps sequence positions and state apart, X-Mockyard-Seed repeats random outcomes, and faults.
  */
-import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/databases.js';
-import { type HttpAnswer, startTestServer, type TestServer } from '../helpers/server.js';
-
-const HIT = 222; // status of the rule under test; endpoint defaults answer 200
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-const countBy = (xs: (string | number)[]) => {
-  const out: Record<string, number> = {};
-  for (const x of xs) out[x] = (out[x] ?? 0) + 1;
-  return out;
-};
-
-/** A raw node:http GET (no keep-alive) that reports how the exchange ended. */
-function rawGet(url: string): Promise<{ status?: number; body?: string; error?: NodeJS.ErrnoException }> {
-  return new Promise((resolve) => {
-    let status: number | undefined;
-    const req = http.get(url, { agent: false }, (res) => {
-      status = res.statusCode;
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status, body: Buffer.concat(chunks).toString() }));
-      res.on('error', (error) => resolve({ status, error }));
-    });
-    req.on('error', (error) => resolve({ status, error }));
-    req.setTimeout(5000, () => req.destroy(new Error('client timeout')));
-  });
-}
+import { countBy, HIT, rawGet, ruleSuite, UUID } from '../helpers/rule-suite.js';
+import type { HttpAnswer } from '../helpers/server.js';
 
 for (const dialect of DIALECTS) {
   describe(`mock sessions, seeds and faults (${dialect})`, () => {
-    let server: TestServer;
-    const client = () => server.client;
-
-    beforeAll(async () => {
-      server = await startTestServer(dialect);
-    });
-    afterAll(async () => {
-      await server?.close();
-    });
-
-    const rulePath = (f: { pid: string; eid: string }, rid: string) =>
-      `/api/projects/${f.pid}/endpoints/${f.eid}/rules/${rid}`;
-
-    async function _statuses(f: { pid: string; endpoint: { method: string; path: string } }, n: number, opts = {}) {
-      const out: number[] = [];
-      for (let i = 0; i < n; i++)
-        out.push((await client().mock(f.pid, f.endpoint.method, f.endpoint.path, opts)).status);
-      return out;
-    }
-
-    async function _sequenceFixture(response: Record<string, unknown>, path = '/seq') {
-      const f = await client().fixture({ method: 'GET', path, statusCode: 418 });
-      const rule = await client().rule(f.token, f.pid, f.eid, { name: 'seq', response });
-      return { ...f, rule };
-    }
+    const { client, baseUrl, rulePath } = ruleSuite(dialect);
 
     describe('X-Mockyard-Session', () => {
       it('keeps a sequence position and storage per session; sessions are listed, reset and cleared one by one', async () => {
@@ -161,7 +112,7 @@ for (const dialect of DIALECTS) {
             ],
           },
         });
-        const url = `${server.running.url}/m/${f.pid}/fault`;
+        const url = `${baseUrl()}/m/${f.pid}/fault`;
 
         const reset = await rawGet(url);
         expect(reset.status).toBeUndefined();
