@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { nextSeq } from '../../domain/ids.js';
 import type { CompiledEndpoint, CompiledProject } from '../compile.js';
 import { MockContext, MockRequestView } from '../context.js';
@@ -61,14 +61,38 @@ const text = (data: RawData): string =>
 
 export function createWsHandler(deps: WsDeps) {
   const { engine, requestLog, log, hub, limits } = deps;
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: limits.messageBytes,
-    perMessageDeflate: false,
-    // GraphQL subscriptions speak graphql-transport-ws; a WS mock takes the first protocol offered
-    handleProtocols: (protocols) =>
-      protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : (protocols.values().next().value ?? false),
-  });
+  // `ws` is loaded on the first upgrade: a service without sockets never holds it (a few MB)
+  let wss: WebSocketServer | null = null;
+  let loading: Promise<WebSocketServer> | null = null;
+  const load = () =>
+    (loading ??= import('ws').then(({ WebSocketServer: Server }) => {
+      wss = new Server({
+        noServer: true,
+        maxPayload: limits.messageBytes,
+        perMessageDeflate: false,
+        // GraphQL subscriptions speak graphql-transport-ws; a WS mock takes the first protocol offered
+        handleProtocols: (protocols) =>
+          protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : (protocols.values().next().value ?? false),
+      });
+      return wss;
+    }));
+  /** Completes the upgrade once `ws` is loaded (at once after the first). */
+  function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, done: (ws: WebSocket) => void): void {
+    if (wss) {
+      wss.handleUpgrade(req, socket, head, done);
+      return;
+    }
+    load().then(
+      (server) => {
+        if (socket.destroyed) return;
+        server.handleUpgrade(req, socket, head, done);
+      },
+      (err) => {
+        log.error({ err }, 'ws could not be loaded');
+        refuse(socket, 503, 'Service Unavailable', 'unavailable', 'The service is temporarily unavailable');
+      },
+    );
+  }
 
   function upgrade(
     req: IncomingMessage,
@@ -112,7 +136,7 @@ export function createWsHandler(deps: WsDeps) {
       String(req.headers['sec-websocket-protocol'] ?? '').includes('graphql-transport-ws')
     ) {
       const gql = gqlEp.graphql;
-      wss.handleUpgrade(req, socket, head, (ws) => {
+      handleUpgrade(req, socket, head, (ws) => {
         const session = String(
           req.headers['x-mockyard-session'] ?? new URLSearchParams(query).get('mockyard-session') ?? '',
         );
@@ -145,7 +169,7 @@ export function createWsHandler(deps: WsDeps) {
       );
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => open(ws, req, path, query, project, match.value, match.params));
+    handleUpgrade(req, socket, head, (ws) => open(ws, req, path, query, project, match.value, match.params));
   }
 
   function open(
@@ -286,7 +310,7 @@ export function createWsHandler(deps: WsDeps) {
     refuse,
     close(): void {
       hub.closeAll();
-      wss.close();
+      wss?.close();
     },
   };
 }
