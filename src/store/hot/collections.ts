@@ -150,6 +150,13 @@ function merged(base: SeedBase | null, copy: SessionCopy, rows: ItemRow[]): stri
   return out;
 }
 
+/** A created item with its id (the given one, or a new uuid) and its stored text. */
+function newItem(given: Item, idField: string): { id: string; item: Item; data: string } {
+  const known = idOf(given, idField);
+  const item = known === undefined ? { ...given, [idField]: randomUUID() } : given;
+  return { id: known ?? (item[idField] as string), item, data: JSON.stringify(item) };
+}
+
 /** Runs one command; yields what it waits for (plain values on SQLite, promises on PostgreSQL). */
 export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTable): Steps<CollectionResult> {
   const copy = (yield* ensureCopy(ref, t)) as SessionCopy;
@@ -169,10 +176,7 @@ export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTabl
       return found === null ? { kind: 'missing' } : { kind: 'item', item: JSON.parse(found.data) };
     }
     case 'create': {
-      const given = idOf(cmd.item, ref.idField);
-      const item = given === undefined ? { ...cmd.item, [ref.idField]: randomUUID() } : cmd.item;
-      const id = given ?? (item[ref.idField] as string);
-      const data = JSON.stringify(item);
+      const { id, item, data } = newItem(cmd.item, ref.idField);
       const refused = itemTooLarge(data) ?? sessionTooLarge(copy, bytesOf(data));
       if (refused) return refused;
       if (copy.items >= COLLECTION_CAPS.items)
@@ -235,7 +239,7 @@ export function* createMany(
   t: ItemTable,
   fewest = 2,
 ): Steps<CollectionResult[] | null> {
-  if (!t.appendMany || works.length < fewest || works.length === 0) return null;
+  if (!t.appendMany || works.length < Math.max(1, fewest)) return null;
   const ref = works[0].ref;
   const copy = (yield* ensureCopy(ref, t)) as SessionCopy;
   const base = copy.base >= 0 ? (ref.base ?? null) : null;
@@ -248,10 +252,7 @@ export function* createMany(
     // the commands' compiled collection is the first's (not recompiled in between: its seed base is the
     // same object; the seed itself is a function of each request, read only to make a missing copy)
     if (cmd.op !== 'create' || r.idField !== ref.idField || r.base !== ref.base) return null;
-    const given = idOf(cmd.item, ref.idField);
-    const item = given === undefined ? { ...cmd.item, [ref.idField]: randomUUID() } : cmd.item;
-    const id = given ?? (item[ref.idField] as string);
-    const data = JSON.stringify(item);
+    const { id, item, data } = newItem(cmd.item, ref.idField);
     if (ids.has(id) || base?.index.has(id)) return null;
     if (itemTooLarge(data) || items >= COLLECTION_CAPS.items) return null;
     if (sessionTooLarge({ ...copy, bytes }, bytesOf(data))) return null;

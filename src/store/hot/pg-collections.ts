@@ -47,7 +47,6 @@ export interface CollectionWork {
 export async function runCommands(
   client: pg.PoolClient,
   works: readonly CollectionWork[],
-  batched: () => void,
 ): Promise<collections.CollectionResult[]> {
   const { projectId, name, session } = works[0].ref;
   const k = [projectId, name, session];
@@ -96,7 +95,6 @@ export async function runCommands(
   const many = await drive(collections.createMany(works, t));
   if (many !== null) {
     if (items !== 0 || bytes !== 0) await rows(COL.adjust, [items, bytes, ...k]);
-    batched();
     return many;
   }
   const out: collections.CollectionResult[] = [];

@@ -211,7 +211,6 @@ export class CreateBatcher {
       g.results = await runCommands(
         client,
         g.pending.map((p) => p.work),
-        () => {},
       );
   }
 

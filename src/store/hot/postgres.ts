@@ -207,7 +207,7 @@ export class PostgresHot implements HotState {
     return this.joined<CollectionWork, collections.CollectionResult>(
       collectionKey(ref),
       { ref, cmd },
-      (client, works) => runCommands(client, works, () => {}),
+      (client, works) => runCommands(client, works),
     );
   }
 
