@@ -5,17 +5,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/databases.js';
-import { expectError as expectContractError } from '../helpers/expect.js';
-import { ADMIN_TOKEN, type HttpAnswer, startTestServer, type TestClient, type TestServer } from '../helpers/server.js';
-
-const rulesPath = (pid: string, eid: string) => `/api/projects/${pid}/endpoints/${eid}/rules`;
-const rulePath = (pid: string, eid: string, rid: string) => `${rulesPath(pid, eid)}/${rid}`;
-
-/** The shared error-shape check, labelled with what was tried. */
-function expectError(r: HttpAnswer, status: number, code: string, what: string): void {
-  expect({ what, status: r.status, code: r.json?.error?.code }).toEqual({ what, status, code });
-  expectContractError(r, status, code);
-}
+import { expectError, rulePath, rulesPath, statuses as statusesOf } from '../helpers/rules-api.js';
+import { ADMIN_TOKEN, startTestServer, type TestClient, type TestServer } from '../helpers/server.js';
 
 for (const dialect of DIALECTS) {
   describe(`rules API: limits, resets and tenancy (${dialect})`, () => {
@@ -30,12 +21,7 @@ for (const dialect of DIALECTS) {
       await server?.close();
     });
 
-    /** statuses of n sequential GET requests to the fixture's endpoint */
-    async function statuses(f: { pid: string; endpoint: { path: string } }, n: number): Promise<number[]> {
-      const out: number[] = [];
-      for (let i = 0; i < n; i++) out.push((await client.mock(f.pid, 'GET', f.endpoint.path)).status);
-      return out;
-    }
+    const statuses = (f: { pid: string; endpoint: { path: string } }, n: number) => statusesOf(client, f, n);
 
     it('enforces plan limits per endpoint (free 3, pro 15, business 25), set through the admin API', async () => {
       const f = await client.fixture({ method: 'GET', path: '/limits' });
