@@ -182,6 +182,46 @@ describe.each(DIALECTS)('Store hot path on %s', (dialect) => {
       expect(Object.fromEntries(await store.hot.storage(owner, ''))).toEqual({ n: '3' });
     });
 
+    it('hot.updateStorage: writes of one turn that set and delete the same names keep the last of each, per storage and session', async () => {
+      const { e } = await owned('/last-wins');
+      const owner = { kind: 'endpoint' as const, id: e.id };
+      await store.hot.updateStorage(owner, '', () => [['gone', 'x']]);
+      const set = (session: string, name: string, value: string | null) =>
+        store.hot.updateStorage(owner, session, () => [[name, value]]);
+      const seen = await Promise.all([
+        set('', 'a', '1'),
+        set('', 'gone', null),
+        set('s', 'a', 'other session'),
+        set('', 'a', null),
+        set('', 'a', '2'),
+        set('', 'b', '1'),
+        set('', 'b', null),
+      ]);
+      expect(seen.map((m) => Object.fromEntries(m))).toEqual([
+        { gone: 'x', a: '1' },
+        { a: '1' },
+        { a: 'other session' },
+        {},
+        { a: '2' },
+        { a: '2', b: '1' },
+        { a: '2' },
+      ]);
+      expect(Object.fromEntries(await store.hot.storage(owner, ''))).toEqual({ a: '2' });
+      expect(Object.fromEntries(await store.hot.storage(owner, 's'))).toEqual({ a: 'other session' });
+    });
+
+    it('hot.updateStorage: writes of a turn that cannot be stored all fail, and the next turn writes afresh', async () => {
+      const { e } = await owned('/missing-owner');
+      const missing = { kind: 'endpoint' as const, id: 'no-such-endpoint' };
+      const asked = [1, 2].map((n) => store.hot.updateStorage(missing, '', () => [['n', String(n)]]));
+      const fine = store.hot.updateStorage({ kind: 'endpoint', id: e.id }, '', () => [['n', 'ok']]);
+      const settled = await Promise.allSettled([...asked, fine]);
+      expect(settled.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+      await expect(store.hot.updateStorage(missing, '', () => [['n', '3']])).rejects.toThrow();
+      expect(Object.fromEntries(await store.hot.storage(missing, ''))).toEqual({});
+      expect(Object.fromEntries(await store.hot.storage({ kind: 'endpoint', id: e.id }, ''))).toEqual({ n: 'ok' });
+    });
+
     it('storage is per endpoint and per session; storage.clear empties one session or all', async () => {
       const { u, p, e } = await owned('/one');
       const e2 = await store.endpoints.create(u.id, p.id, ep('GET', '/two'));

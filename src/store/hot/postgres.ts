@@ -16,6 +16,7 @@ import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.j
 import { type CollectionWork, named, run, runCommands } from './pg-collections.js';
 import { CreateBatcher, collectionKey } from './pg-creates.js';
 import { HIT_CONFLICT, logArgs, logInsert, numbered, type StorageKind, storageStatements } from './statements.js';
+import { applyStorageWrites, toError } from './storage-writes.js';
 
 const HIT_BATCH = `INSERT INTO rule_hits (rule_id, session, hits, touched_at)
   SELECT t.r, t.s, t.c, $4 FROM unnest($1::text[], $2::text[], $3::int[]) AS t(r, s, c)
@@ -39,7 +40,6 @@ interface Joining<W, R> {
   readonly resolve: (r: R) => void;
   readonly reject: (e: unknown) => void;
 }
-const toError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 /** Pieces of work in one joined transaction at most (past it, the next batch starts and waits its turn). */
 const MAX_JOINED = 256;
 
@@ -235,24 +235,7 @@ export class PostgresHot implements HotState {
     batch: readonly StorageWrite[],
   ): Promise<(Map<string, string> | Error)[]> {
     const { read, upsert, remove } = STORAGE[owner.kind];
-    const current = toMap((await run(client, read, [owner.id, session])).rows);
-    const changed = new Map<string, string | null>();
-    const out: (Map<string, string> | Error)[] = [];
-    for (const write of batch) {
-      let writes: [string, string | null][];
-      try {
-        writes = write(current);
-      } catch (err) {
-        out.push(err instanceof Error ? err : new Error(String(err))); // a write that throws stores nothing
-        continue;
-      }
-      for (const [name, value] of writes) {
-        if (value === null) current.delete(name);
-        else current.set(name, value);
-        changed.set(name, value);
-      }
-      out.push(new Map(current));
-    }
+    const { out, changed } = applyStorageWrites(toMap((await run(client, read, [owner.id, session])).rows), batch);
     const now = Date.now();
     for (const [name, value] of changed) {
       if (value === null) await run(client, remove, [owner.id, session, name]);

@@ -2,7 +2,8 @@
  * HotState on SQLite (better-sqlite3): prepared statements on the store's one connection, the
  * writes of a turn committed together (group-commit.ts) in one transaction, each op in a savepoint
  * of its own so that one failing write fails alone (a hit counter's upsert is one statement, which
- * SQLite undoes by itself when it fails).
+ * SQLite undoes by itself when it fails; a turn's lone op has the transaction to itself). The
+ * writes of one storage in a turn are one op (`updateStorage`).
  *
  * The invariant that keeps this safe on the shared connection: better-sqlite3 is synchronous, and
  * every Kysely transaction of the store awaits only its own statements (microtasks), so it runs
@@ -33,6 +34,12 @@ import {
 } from './group-commit.js';
 import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
 import { COLLECTION, HIT_UPSERT, LOG_ROW, PROJECT_EXISTS, type StorageKind, storageStatements } from './statements.js';
+import { applyStorageWrites } from './storage-writes.js';
+
+interface StorageBatch {
+  readonly writes: StorageWrite[];
+  readonly done: Promise<(Map<string, string> | Error)[]>;
+}
 
 interface StorageStatements {
   read: SqliteDatabase.Statement;
@@ -43,12 +50,12 @@ interface StorageStatements {
 export class SqliteHot implements HotState {
   private readonly hitStmt: SqliteDatabase.Statement;
   private readonly stmts: Record<StorageKind, StorageStatements>;
-  private readonly groupTx: (body: () => void) => void;
+  private readonly groupTx: <T>(body: () => T) => T;
   private readonly savepoint: <T>(op: () => T) => T;
-  private readonly updateTx: (owner: StorageOwner, session: string, write: StorageWrite) => Map<string, string>;
+  /** this turn's writes of each storage (owner and session), committed as one op (`updateStorage`) */
+  private readonly storageBatches = new Map<string, StorageBatch>();
   private readonly commits: GroupCommit;
   private readonly col: Record<keyof typeof COLLECTION, SqliteDatabase.Statement>;
-  private readonly collectionTx: (ref: CollectionRef, cmd: CollectionCommand) => CollectionResult;
   readonly appendLog: (rows: LogRow[]) => void;
 
   constructor(private readonly db: SqliteDatabase.Database) {
@@ -76,33 +83,13 @@ export class SqliteHot implements HotState {
         if (exists) logRow.run(entry.id, projectId, entry.at, JSON.stringify(entry));
       }
     });
-    this.groupTx = db.transaction((body: () => void) => body());
+    this.groupTx = db.transaction(<T>(body: () => T): T => body()) as <T>(body: () => T) => T;
     this.savepoint = db.transaction(<T>(op: () => T): T => op()) as <T>(op: () => T) => T;
-    this.updateTx = db.transaction((owner: StorageOwner, session: string, write: StorageWrite) => {
-      const current = this.storage(owner, session);
-      const { upsert, remove } = this.stmts[owner.kind];
-      const now = Date.now();
-      for (const [name, value] of write(current)) {
-        if (value === null) {
-          remove.run(owner.id, session, name);
-          current.delete(name);
-        } else {
-          upsert.run(owner.id, session, name, value, now);
-          current.set(name, value);
-        }
-      }
-      return current;
-    });
     this.commits = new GroupCommit((ops, hits) => this.commit(ops, hits));
     this.col = Object.fromEntries(Object.entries(COLLECTION).map(([k, sql]) => [k, db.prepare(sql)])) as Record<
       keyof typeof COLLECTION,
       SqliteDatabase.Statement
     >;
-    this.collectionTx = db.transaction((ref: CollectionRef, cmd: CollectionCommand) => {
-      const out = drive(execute(ref, cmd, this.itemTable(ref)));
-      if (out instanceof Promise) throw new Error('a SQLite collection command waited');
-      return out;
-    });
   }
 
   /** One collection and session's rows, synchronously (better-sqlite3). */
@@ -132,8 +119,13 @@ export class SqliteHot implements HotState {
     };
   }
 
+  /** An op of the group commit, and so in a savepoint of its own already (`commit`). */
   collection(ref: CollectionRef, cmd: CollectionCommand): Promise<CollectionResult> {
-    return this.commits.run(() => this.collectionTx(ref, cmd));
+    return this.commits.run(() => {
+      const out = drive(execute(ref, cmd, this.itemTable(ref)));
+      if (out instanceof Promise) throw new Error('a SQLite collection command waited');
+      return out;
+    });
   }
 
   private commit(ops: PendingOp[], hits: HitGroup[]): void {
@@ -144,6 +136,10 @@ export class SqliteHot implements HotState {
     }
     if (ops.length === 0 && hits.length === 1) {
       this.commitLoneHits(hits[0]);
+      return;
+    }
+    if (ops.length === 1 && hits.length === 0) {
+      this.commitLoneOp(ops[0]);
       return;
     }
     const results: { ok: boolean; value: unknown }[] = [];
@@ -182,6 +178,18 @@ export class SqliteHot implements HotState {
     }
   }
 
+  /** A turn's one op needs no savepoint: when it fails, the transaction, which holds nothing else, is rolled back. */
+  private commitLoneOp(o: PendingOp): void {
+    let value: unknown;
+    try {
+      value = this.groupTx(o.op);
+    } catch (err) {
+      o.reject(err);
+      return;
+    }
+    o.resolve(value);
+  }
+
   /**
    * A turn whose only writes are the hits of one rule and session (a sequence under load, bench S4:
    * ~49 hits a commit) is one statement, atomic on its own: it runs without the BEGIN and COMMIT
@@ -218,7 +226,43 @@ export class SqliteHot implements HotState {
     return new Map(rows.map((r) => [r.name, r.value]));
   }
 
+  /**
+   * The writes of one storage in a turn (S5: every request writes the same name) are one op of the
+   * group commit: one read of the storage and one upsert per name changed, instead of both per request.
+   */
   updateStorage(owner: StorageOwner, session: string, write: StorageWrite): Promise<Map<string, string>> {
-    return this.commits.run(() => this.updateTx(owner, session, write));
+    const key = `${owner.kind}\u0000${owner.id}\u0000${session}`;
+    let batch = this.storageBatches.get(key);
+    if (batch === undefined) {
+      const writes: StorageWrite[] = [];
+      const done = this.commits.run(() => {
+        this.storageBatches.delete(key);
+        return this.writeStorage(owner, session, writes);
+      });
+      const b: StorageBatch = { writes, done };
+      // a commit that failed before running the op (its BEGIN) leaves no batch behind for later writes
+      done.then(undefined, () => {
+        if (this.storageBatches.get(key) === b) this.storageBatches.delete(key);
+      });
+      batch = b;
+      this.storageBatches.set(key, batch);
+    }
+    const i = batch.writes.push(write) - 1;
+    return batch.done.then((out) => {
+      const r = out[i];
+      if (r instanceof Error) throw r;
+      return r;
+    });
+  }
+
+  private writeStorage(owner: StorageOwner, session: string, batch: readonly StorageWrite[]) {
+    const { out, changed } = applyStorageWrites(this.storage(owner, session), batch);
+    const { upsert, remove } = this.stmts[owner.kind];
+    const now = Date.now();
+    for (const [name, value] of changed) {
+      if (value === null) remove.run(owner.id, session, name);
+      else upsert.run(owner.id, session, name, value, now);
+    }
+    return out;
   }
 }
