@@ -9,6 +9,29 @@ import type { StoreCore } from './core.js';
 import type { Projects } from './projects.js';
 import { toEndpoint } from './rows.js';
 
+/** Endpoints in one insert statement at most (15 parameters each: far below either database's cap). */
+const INSERT_CHUNK = 200;
+
+function endpointRow(id: string, projectId: string, e: EndpointInput, at: string) {
+  return {
+    id,
+    project_id: projectId,
+    method: e.method,
+    path: e.path,
+    route_key: e.routeKey,
+    status_code: e.statusCode,
+    response_body: e.responseBody,
+    content_type: e.contentType,
+    data: e.data ? JSON.stringify(e.data) : null,
+    headers: Object.keys(e.headers).length > 0 ? JSON.stringify(e.headers) : null,
+    validation: e.validation ? JSON.stringify(e.validation) : null,
+    channels: e.channels.length > 0 ? JSON.stringify(e.channels) : null,
+    graphql: e.graphql ? JSON.stringify(e.graphql) : null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
 const routeTaken = () => new AppError('conflict', 'An endpoint with this method and path already exists');
 
 export class Endpoints {
@@ -44,24 +67,7 @@ export class Endpoints {
   ): Promise<Endpoint> {
     await this.projects.require(ownerId, projectId);
     const { db } = this.core;
-    const at = nowIso();
-    const row = {
-      id: newId(),
-      project_id: projectId,
-      method: e.method,
-      path: e.path,
-      route_key: e.routeKey,
-      status_code: e.statusCode,
-      response_body: e.responseBody,
-      content_type: e.contentType,
-      data: e.data ? JSON.stringify(e.data) : null,
-      headers: Object.keys(e.headers).length > 0 ? JSON.stringify(e.headers) : null,
-      validation: e.validation ? JSON.stringify(e.validation) : null,
-      channels: e.channels.length > 0 ? JSON.stringify(e.channels) : null,
-      graphql: e.graphql ? JSON.stringify(e.graphql) : null,
-      created_at: at,
-      updated_at: at,
-    };
+    const row = endpointRow(newId(), projectId, e, nowIso());
     try {
       await db.transaction().execute(async (trx) => {
         await this.core.underLimit(
@@ -79,6 +85,54 @@ export class Endpoints {
     }
     this.core.changed(projectId);
     return toEndpoint({ ...row, seq: 0 });
+  }
+
+  /**
+   * Creates many endpoints in one transaction (an import): what `create` does for each, with one
+   * lock, count and version move for them all and a multi-row insert per chunk. Answers, in order,
+   * each one's endpoint or why it was not made: `conflict` (its route is taken) or `limit_exceeded`.
+   */
+  async createMany(
+    ownerId: string,
+    projectId: string,
+    inputs: readonly EndpointInput[],
+    limit = Number.POSITIVE_INFINITY,
+  ): Promise<(Endpoint | AppError)[]> {
+    await this.projects.require(ownerId, projectId);
+    if (inputs.length === 0) return [];
+    const at = nowIso();
+    const rows = inputs.map((e) => endpointRow(newId(), projectId, e, at));
+    const out: (Endpoint | AppError)[] = [];
+    await this.core.db.transaction().execute(async (trx) => {
+      let room = Number.POSITIVE_INFINITY;
+      if (Number.isFinite(limit)) {
+        await this.core.dialect.lockRow(trx, 'projects', projectId);
+        room = limit - (await this.core.count(trx, 'endpoints', 'project_id', projectId));
+      }
+      // what conflicted takes no room: the next rows get it, as one create after another would
+      const made = new Set<string>();
+      let next = 0;
+      while (next < rows.length && room > 0) {
+        const fits = rows.slice(next, next + Math.min(INSERT_CHUNK, room));
+        next += fits.length;
+        const ids = await trx
+          .insertInto('endpoints')
+          .values(fits)
+          .onConflict((oc) => oc.doNothing())
+          .returning('id')
+          .execute();
+        for (const { id } of ids) made.add(id);
+        room -= ids.length;
+      }
+      for (const [i, row] of rows.entries()) {
+        if (made.has(row.id)) out.push(toEndpoint({ ...row, seq: 0 }));
+        else if (i < next) out.push(routeTaken());
+        else out.push(new AppError('limit_exceeded', `At most ${limit} endpoints per project`));
+      }
+      await this.core.bump(trx, projectId);
+    });
+    this.core.changed(projectId);
+    return out;
   }
 
   async get(ownerId: string, projectId: string, endpointId: string): Promise<Endpoint | null> {
