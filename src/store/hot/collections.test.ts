@@ -130,8 +130,10 @@ describe.each(CASES)('collection commands on %s, %s', (dialect, copies) => {
     async () => {
       const hot = store.hot as PostgresHot;
       const base = await collection();
-      // the sessions' copies exist (their first command made them); then 300 creates over 30 sessions
-      const sessions = Array.from({ length: 30 }, (_, i) => `batch-${i}`);
+      // the sessions' copies exist (their first command made them); then 300 creates over 30 sessions,
+      // whose names carry quotes, backslashes and more (the batch's keys are literals in its SQL)
+      const odd = [(i: number) => `o'brien\\${i}`, (i: number) => `batch "${i}" ∑ $$ --`, (i: number) => `batch-${i}`];
+      const sessions = Array.from({ length: 30 }, (_, i) => odd[i % 3](i));
       await Promise.all(sessions.map((session) => run(store, { ...base, session }, { op: 'count' })));
       const before = { batches: hot.creates.batches, batched: hot.creates.batched };
       const results = await Promise.all(
