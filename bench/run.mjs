@@ -113,7 +113,7 @@ async function main() {
     log(`wrote ${out}`);
   }
   log(`raw results: ${path.join(WORK, 'results.json')}; server logs: ${LOG_DIR}`);
-  console.log(`\n${summaryLines(results).join('\n')}`);
+  console.log(`\n${summaryLines(results, meta).join('\n')}`);
   const failed = results.some((r) => r.error || r.after_ok === false || r.errors || r.timeouts || r.non2xx);
   await cleanupAndExit(failed ? 1 : 0);
 }

@@ -176,12 +176,13 @@ function markdown(meta, results, notes) {
     }
   }
   for (const n of notes) L.push(`- ${n}`);
-  L.push('', '```', ...summaryLines(results), '```', '');
+  L.push('', '```', ...summaryLines(results, meta), '```', '');
   return L.join('\n');
 }
-function summaryLines(results) {
+function summaryLines(results, meta) {
   const r = ratios(results);
   const lines = [];
+  if (meta.idle_rss_mb !== undefined) lines.push(`mockyard idle RSS = ${meta.idle_rss_mb} MB (goal ≤ 100)`);
   if (SELECTED.includes('S6') && results.find((x) => x.id === 'S6' && x.server !== 'node-http' && !x.error)) {
     const s6 = results.find((x) => x.id === 'S6' && x.server !== 'node-http');
     lines.push(`mockyard RSS after S6 = ${s6.rss_after_mb} MB`);

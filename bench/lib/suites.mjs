@@ -11,6 +11,7 @@ import { mockyardStartProblem, serverLogNote, startMockyard } from './servers.mj
 import {
   ALL_IDS,
   CONNECTIONS,
+  IDLE_S,
   KEEP_TMP,
   LOG_DIR,
   log,
@@ -97,6 +98,12 @@ async function setupS6(port, token, existingProjects) {
   };
 }
 
+/** The RSS of `pids` once they have had IDLE_S seconds without traffic. */
+async function idleRss(pids) {
+  log(`idle RSS: ${IDLE_S} s without traffic...`);
+  await sleep(IDLE_S * 1000);
+  return rssMB(pids);
+}
 async function benchMockyard(ids, nodeT, results, notes, meta) {
   const label = 'mockyard';
   // Without Mockyard the node-http rows are still measured. Rows and ratio lines get the short reason,
@@ -140,7 +147,12 @@ async function benchMockyard(ids, nodeT, results, notes, meta) {
       }
     }
     await sleep(300);
-    notes.push(`mockyard (SQLite): healthy ${proc.ms} ms after start; RSS after the small setup ${rssMB(pids)} MB`);
+    const afterSetup = rssMB(pids);
+    if (IDLE_S > 0) meta.idle_rss_mb = await idleRss(pids);
+    notes.push(
+      `mockyard (SQLite): healthy ${proc.ms} ms after start; RSS after the small setup ${afterSetup} MB` +
+        (IDLE_S > 0 ? `, ${meta.idle_rss_mb} MB after ${IDLE_S} s without traffic (idle RSS)` : ''),
+    );
     const base = { label, kind: 'mockyard', ports: [port, port], pids, token };
     const runOne = (id) => {
       const my = infos[id].error
@@ -177,9 +189,11 @@ async function benchMockyard(ids, nodeT, results, notes, meta) {
       await runPair('S6', [nodeT, my], results);
       if (s6) {
         meta.rss_after_s6_mb = rssMB(pids);
+        const idle = IDLE_S > 0 ? await idleRss(pids) : null;
         notes.push(
           `${s6.text}. Mockyard RSS: ${rssBefore} MB before the S6 setup, ${rssAfterSetup} MB after it, ` +
-            `${meta.rss_after_s6_mb} MB after the S6 load`,
+            `${meta.rss_after_s6_mb} MB after the S6 load` +
+            (idle === null ? '' : `, ${idle} MB ${IDLE_S} s later without traffic`),
         );
       }
     }
