@@ -249,26 +249,26 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
     });
   });
 
-    it('createMany: one transaction answers each endpoint, a conflict (taken route, in the store or the batch) or the limit, in order', async () => {
-      const { u, p } = await owned('/taken');
-      const version = async () => (await store.mockConfig.versions([p.id]))?.get(p.id) as number;
-      const before = await version();
-      const made = await store.endpoints.createMany(
-        u.id,
-        p.id,
-        [ep('GET', '/a'), ep('GET', '/taken'), ep('POST', '/a'), ep('GET', '/a/'), ep('GET', '/b'), ep('GET', '/c')],
-        4,
-      );
-      const codes = made.map((m) => (m instanceof AppError ? m.code : `${m.method} ${m.path}`));
-      expect(codes).toEqual(['GET /a', 'conflict', 'POST /a', 'conflict', 'GET /b', 'limit_exceeded']);
-      const listed = await store.endpoints.list(u.id, p.id);
-      expect(listed.map((e) => `${e.method} ${e.path}`)).toEqual(['GET /taken', 'GET /a', 'POST /a', 'GET /b']);
-      expect(listed.slice(1).map((e) => e.id)).toEqual(made.flatMap((m) => (m instanceof AppError ? [] : [m.id])));
-      // one version move for the whole batch
-      expect(await version()).toBe(before + 1);
-      expect(await codeOf(store.endpoints.createMany('someone-else', p.id, [ep('GET', '/x')]))).toBe('not_found');
-      expect(await store.endpoints.createMany(u.id, p.id, [])).toEqual([]);
-    });
+  it('createMany: one transaction answers each endpoint, a conflict (taken route, in the store or the batch) or the limit, in order', async () => {
+    const { u, p } = await owned('/taken');
+    const version = async () => (await store.mockConfig.versions([p.id]))?.get(p.id) as number;
+    const before = await version();
+    const made = await store.endpoints.createMany(
+      u.id,
+      p.id,
+      [ep('GET', '/a'), ep('GET', '/taken'), ep('POST', '/a'), ep('GET', '/a/'), ep('GET', '/b'), ep('GET', '/c')],
+      4,
+    );
+    const codes = made.map((m) => (m instanceof AppError ? m.code : `${m.method} ${m.path}`));
+    expect(codes).toEqual(['GET /a', 'conflict', 'POST /a', 'conflict', 'GET /b', 'limit_exceeded']);
+    const listed = await store.endpoints.list(u.id, p.id);
+    expect(listed.map((e) => `${e.method} ${e.path}`)).toEqual(['GET /taken', 'GET /a', 'POST /a', 'GET /b']);
+    expect(listed.slice(1).map((e) => e.id)).toEqual(made.flatMap((m) => (m instanceof AppError ? [] : [m.id])));
+    // one version move for the whole batch
+    expect(await version()).toBe(before + 1);
+    expect(await codeOf(store.endpoints.createMany('someone-else', p.id, [ep('GET', '/x')]))).toBe('not_found');
+    expect(await store.endpoints.createMany(u.id, p.id, [])).toEqual([]);
+  });
 
   describe('rules', () => {
     it('lists by priority, then creation; reads, updates, resets and deletes', async () => {
