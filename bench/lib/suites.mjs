@@ -150,7 +150,7 @@ async function benchMockyard(ids, nodeT, results, notes, meta) {
     const afterSetup = rssMB(pids);
     if (IDLE_S > 0) meta.idle_rss_mb = await idleRss(pids);
     notes.push(
-      `mockyard (SQLite): healthy ${proc.ms} ms after start; RSS after the small setup (the selected scenarios' endpoints, each answered once) ${afterSetup} MB` +
+      `mockyard (SQLite): healthy ${proc.ms} ms after start; RSS after the small setup (the selected scenarios' endpoints, collections, contract and GraphQL schema created) ${afterSetup} MB` +
         (IDLE_S > 0 ? `, ${meta.idle_rss_mb} MB after ${IDLE_S} s without traffic (idle RSS)` : ''),
     );
     const base = { label, kind: 'mockyard', ports: [port, port], pids, token };
