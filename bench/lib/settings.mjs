@@ -41,9 +41,9 @@ const EXACT_N = Math.max(3, Math.round(num('EXACT_N', 3000, { min: 3, int: true 
 const QUIET_MAX_PCT = num('QUIET_MAX_PCT', 15);
 const QUIET_TIMEOUT_S = num('QUIET_TIMEOUT_S', 120);
 const MAX_TOTAL_S = num('MAX_TOTAL_S', 3600, { min: 10 });
-// seconds without traffic before the idle RSS is read (V8's memory reducer gives the young generation
-// back after 10-20 s of quiet); 0 skips the reading
-const IDLE_S = num('IDLE_S', 30, { min: 0 });
+// seconds without traffic over which the idle RSS is read (V8's memory reducer gives the young
+// generation back 10-40 s into the quiet); 0 skips the reading
+const IDLE_S = num('IDLE_S', 60, { min: 0 });
 const KEEP_TMP = env.KEEP_TMP === '1';
 const PG_URL = env.PG_URL || env.TEST_DATABASE_URL || '';
 const SERVER_CPUS = env.SERVER_CPUS || '1';
