@@ -12,10 +12,9 @@ import { toEndpoint } from './rows.js';
 /** Endpoints in one insert statement at most (15 parameters each: far below either database's cap). */
 const INSERT_CHUNK = 200;
 
-function endpointRow(id: string, projectId: string, e: EndpointInput, at: string) {
+/** An endpoint's columns that its input sets (on create and on update). */
+function endpointColumns(e: EndpointInput) {
   return {
-    id,
-    project_id: projectId,
     method: e.method,
     path: e.path,
     route_key: e.routeKey,
@@ -27,9 +26,11 @@ function endpointRow(id: string, projectId: string, e: EndpointInput, at: string
     validation: e.validation ? JSON.stringify(e.validation) : null,
     channels: e.channels.length > 0 ? JSON.stringify(e.channels) : null,
     graphql: e.graphql ? JSON.stringify(e.graphql) : null,
-    created_at: at,
-    updated_at: at,
   };
+}
+
+function endpointRow(id: string, projectId: string, e: EndpointInput, at: string) {
+  return { id, project_id: projectId, ...endpointColumns(e), created_at: at, updated_at: at };
 }
 
 const routeTaken = () => new AppError('conflict', 'An endpoint with this method and path already exists');
@@ -159,20 +160,7 @@ export class Endpoints {
       await this.core.db.transaction().execute(async (trx) => {
         await trx
           .updateTable('endpoints')
-          .set({
-            method: next.method,
-            path: next.path,
-            route_key: next.routeKey,
-            status_code: next.statusCode,
-            response_body: next.responseBody,
-            content_type: next.contentType,
-            data: next.data ? JSON.stringify(next.data) : null,
-            headers: Object.keys(next.headers).length > 0 ? JSON.stringify(next.headers) : null,
-            validation: next.validation ? JSON.stringify(next.validation) : null,
-            channels: next.channels.length > 0 ? JSON.stringify(next.channels) : null,
-            graphql: next.graphql ? JSON.stringify(next.graphql) : null,
-            updated_at: nowIso(),
-          })
+          .set({ ...endpointColumns(next), updated_at: nowIso() })
           .where('id', '=', endpointId)
           .where('project_id', '=', projectId)
           .execute();
