@@ -47,6 +47,7 @@ async function cannon(t, sc, duration) {
     }
     if (sc.sessions) {
       const prefix = `p${Math.random().toString(36).slice(2, 8)}-${i}-`;
+      (t.sessionPrefixes ??= []).push(prefix);
       let n = 0;
       opts.requests = [
         {
@@ -105,6 +106,7 @@ function wrkScript(t, sc) {
   if (sc.sessions) {
     // S8: the creates spread over sc.sessions mock sessions, named anew for each run
     const prefix = `p${Math.random().toString(36).slice(2, 8)}-`;
+    (t.sessionPrefixes ??= []).push(prefix);
     lines.push(
       'local n = 0',
       `request = function() n = n + 1; wrk.headers["x-mockyard-session"] = ${q(prefix)} .. (n % ${sc.sessions}); return wrk.format() end`,
@@ -180,7 +182,15 @@ async function wrk(t, sc, duration) {
     if (script) fs.rmSync(script, { force: true });
   }
 }
-const load = (t, sc, duration) => (LOADGEN === 'wrk' ? wrk(t, sc, duration) : cannon(t, sc, duration));
+async function load(t, sc, duration) {
+  const r = await (LOADGEN === 'wrk' ? wrk(t, sc, duration) : cannon(t, sc, duration));
+  // S8: what the creates were answered, for the count after the run (scenarios.mjs)
+  if (sc.sessions) {
+    t.created = (t.created ?? 0) + r.req_total - r.non2xx;
+    t.loadFailures = (t.loadFailures ?? 0) + r.errors + r.timeouts;
+  }
+  return r;
+}
 
 async function measure(t, sc) {
   const c0 = cpuTicks(t.pids);

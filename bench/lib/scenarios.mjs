@@ -5,7 +5,7 @@ import { eachBody, GQL_BODY, ITEMS, NEW_ITEM_BODY, STORE_BODY, TIER_BODY } from 
 import { MOCKS, seqDef, step } from '../definitions.mjs';
 import { checkFreshSeq, checkSeqExact, checkStatic, storageLast, UUID_RE } from './checks.mjs';
 import { api, createProject, get, isJsonCt } from './http.mjs';
-import { HOST, S6_ENDPOINTS, S6_PROJECTS, sleep } from './settings.mjs';
+import { CONNECTIONS, HOST, S6_ENDPOINTS, S6_PROJECTS, sleep } from './settings.mjs';
 
 let s5Counter = 0;
 const SCENARIOS = {
@@ -207,6 +207,32 @@ const SCENARIOS = {
       if (r.status !== 201 || j.name !== 'new item' || !UUID_RE.test(j.id))
         return `POST -> ${r.status} ${text.slice(0, 200)}`;
       return null;
+    },
+    // exact: every create answered is stored once, under an id of its own (warm-up and measured runs)
+    async after(t) {
+      if (t.kind !== 'mockyard' || !t.sessionPrefixes) return null;
+      const ids = new Set();
+      let items = 0;
+      for (const prefix of t.sessionPrefixes)
+        for (let k = 0; k < this.sessions; k++) {
+          const p = `/api/projects/${encodeURIComponent(t.projectId)}/collections/new-items/items?session=${encodeURIComponent(prefix + k)}`;
+          const r = await api(t.ports[0], 'GET', p, undefined, t.token, 200);
+          for (const it of r.json) {
+            items++;
+            ids.add(it.id);
+          }
+        }
+      // the load generator stops with up to one request in flight per connection, created but not counted
+      const inFlight = t.sessionPrefixes.length * CONNECTIONS;
+      const ok = items >= t.created && items - t.created <= inFlight && ids.size === items && t.loadFailures === 0;
+      return {
+        ok,
+        text:
+          `exactness: ${t.created} creates answered 201 over ${t.sessionPrefixes.length} load(s) of ${this.sessions} sessions; ` +
+          `${items} items stored (${items - t.created} more: requests in flight when a load stopped, at most ${inFlight}), ${ids.size} distinct ids` +
+          (t.loadFailures ? `; ${t.loadFailures} requests failed or timed out (their creates may be stored)` : '') +
+          (ok ? '' : ' — NOT EXACT'),
+      };
     },
   },
   'S4-pg': {
