@@ -47,7 +47,7 @@ async function cannon(t, sc, duration) {
     }
     if (sc.sessions) {
       const prefix = `p${Math.random().toString(36).slice(2, 8)}-${i}-`;
-      (t.sessionPrefixes ??= []).push(prefix);
+      t.sessionPrefixes = [...(t.sessionPrefixes ?? []), prefix];
       let n = 0;
       opts.requests = [
         {
@@ -106,7 +106,7 @@ function wrkScript(t, sc) {
   if (sc.sessions) {
     // S8: the creates spread over sc.sessions mock sessions, named anew for each run
     const prefix = `p${Math.random().toString(36).slice(2, 8)}-`;
-    (t.sessionPrefixes ??= []).push(prefix);
+    t.sessionPrefixes = [...(t.sessionPrefixes ?? []), prefix];
     lines.push(
       'local n = 0',
       `request = function() n = n + 1; wrk.headers["x-mockyard-session"] = ${q(prefix)} .. (n % ${sc.sessions}); return wrk.format() end`,
