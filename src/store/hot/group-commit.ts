@@ -25,6 +25,9 @@ import type { Waiter } from '../../runtime/ports.js';
  */
 export type { Waiter };
 
+/** What was thrown, as an Error (a rejection handed on to a waiter). */
+export const toError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
+
 /** The requests of one turn that count a hit of one rule in one session. */
 export interface HitGroup {
   readonly ruleId: string;

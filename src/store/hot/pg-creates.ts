@@ -13,6 +13,7 @@
 import type pg from 'pg';
 import type { Steps } from '../../shared/steps.js';
 import * as collections from './collections.js';
+import { toError } from './group-commit.js';
 import { type CollectionWork, type Named, run, runCommands } from './pg-collections.js';
 
 const MAX_BATCH = 1000;
@@ -71,7 +72,6 @@ interface Group {
   touched: number;
 }
 
-const toError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 const PAUSE = Symbol('insert');
 class NotHere extends Error {}
 

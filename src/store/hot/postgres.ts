@@ -11,12 +11,20 @@
  */
 import type pg from 'pg';
 import type * as collections from './collections.js';
-import { failHitGroup, GroupCommit, type HitGroup, hitKey, settleHitGroup, type Waiter } from './group-commit.js';
+import {
+  failHitGroup,
+  GroupCommit,
+  type HitGroup,
+  hitKey,
+  settleHitGroup,
+  toError,
+  type Waiter,
+} from './group-commit.js';
 import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
 import { type CollectionWork, named, run, runCommands } from './pg-collections.js';
 import { CreateBatcher, collectionKey } from './pg-creates.js';
 import { HIT_CONFLICT, logArgs, logInsert, numbered, type StorageKind, storageStatements } from './statements.js';
-import { applyStorageWrites, toError } from './storage-writes.js';
+import { applyStorageWrites } from './storage-writes.js';
 
 const HIT_BATCH = `INSERT INTO rule_hits (rule_id, session, hits, touched_at)
   SELECT t.r, t.s, t.c, $4 FROM unnest($1::text[], $2::text[], $3::int[]) AS t(r, s, c)

@@ -50,8 +50,8 @@ interface StorageStatements {
 export class SqliteHot implements HotState {
   private readonly hitStmt: SqliteDatabase.Statement;
   private readonly stmts: Record<StorageKind, StorageStatements>;
-  private readonly groupTx: <T>(body: () => T) => T;
-  private readonly savepoint: <T>(op: () => T) => T;
+  /** runs `body` in a transaction: BEGIN … COMMIT at the top, a savepoint inside another (better-sqlite3) */
+  private readonly tx: <T>(body: () => T) => T;
   /** this turn's writes of each storage (owner and session), committed as one op (`updateStorage`) */
   private readonly storageBatches = new Map<string, StorageBatch>();
   private readonly commits: GroupCommit;
@@ -83,8 +83,7 @@ export class SqliteHot implements HotState {
         if (exists) logRow.run(entry.id, projectId, entry.at, JSON.stringify(entry));
       }
     });
-    this.groupTx = db.transaction(<T>(body: () => T): T => body()) as <T>(body: () => T) => T;
-    this.savepoint = db.transaction(<T>(op: () => T): T => op()) as <T>(op: () => T) => T;
+    this.tx = db.transaction(<T>(body: () => T): T => body()) as <T>(body: () => T) => T;
     this.commits = new GroupCommit((ops, hits) => this.commit(ops, hits));
     this.col = Object.fromEntries(Object.entries(COLLECTION).map(([k, sql]) => [k, db.prepare(sql)])) as Record<
       keyof typeof COLLECTION,
@@ -144,10 +143,10 @@ export class SqliteHot implements HotState {
     }
     const results: { ok: boolean; value: unknown }[] = [];
     try {
-      this.groupTx(() => {
+      this.tx(() => {
         for (const { op } of ops) {
           try {
-            results.push({ ok: true, value: this.savepoint(op) });
+            results.push({ ok: true, value: this.tx(op) });
           } catch (err) {
             results.push({ ok: false, value: err });
           }
@@ -182,7 +181,7 @@ export class SqliteHot implements HotState {
   private commitLoneOp(o: PendingOp): void {
     let value: unknown;
     try {
-      value = this.groupTx(o.op);
+      value = this.tx(o.op);
     } catch (err) {
       o.reject(err);
       return;

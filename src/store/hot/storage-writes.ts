@@ -4,6 +4,7 @@
  * the last value of each name they changed — one read and one upsert per name, however many
  * requests wrote.
  */
+import { toError } from './group-commit.js';
 import type { StorageWrite } from './hot-state.js';
 
 export interface AppliedWrites {
@@ -12,8 +13,6 @@ export interface AppliedWrites {
   /** the names changed, each with its last value (null: deleted) */
   readonly changed: Map<string, string | null>;
 }
-
-export const toError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 
 /** Applies `batch` to `current` (which it changes). */
 export function applyStorageWrites(current: Map<string, string>, batch: readonly StorageWrite[]): AppliedWrites {
