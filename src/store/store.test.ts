@@ -270,6 +270,19 @@ describe.each(DIALECTS)('Store on %s', (dialect) => {
     expect(await store.endpoints.createMany(u.id, p.id, [])).toEqual([]);
   });
 
+  it('createMany: more endpoints than one insert statement holds are all made, in order, up to the limit', async () => {
+    const { u, p } = await owned('/first');
+    const inputs = Array.from({ length: 450 }, (_, i) => ep('GET', `/many/${i}`));
+    const made = await store.endpoints.createMany(u.id, p.id, inputs, 421);
+    expect(made.slice(0, 420).every((m) => !(m instanceof AppError))).toBe(true);
+    expect(made.slice(420).every((m) => m instanceof AppError && m.code === 'limit_exceeded')).toBe(true);
+    const listed = await store.endpoints.list(u.id, p.id);
+    expect(listed.map((e) => e.path)).toEqual(['/first', ...inputs.slice(0, 420).map((e) => e.path)]);
+    const all = await store.endpoints.createMany(u.id, p.id, inputs.slice(420));
+    expect(all.every((m) => !(m instanceof AppError))).toBe(true);
+    expect(await store.endpoints.count(p.id)).toBe(451);
+  });
+
   describe('rules', () => {
     it('lists by priority, then creation; reads, updates, resets and deletes', async () => {
       const { u, p, e } = await owned();
