@@ -5,11 +5,12 @@
  * into one transaction together (the group commit of postgres.ts).
  */
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabase, type TestDatabase } from '../../../test/helpers/databases.js';
 import { seedBase } from '../../domain/collections.js';
 import { openStore, type Store } from '../index.js';
-import type { CollectionCommand, CollectionRef, CollectionResult } from './collections.js';
+import { COLLECTION_CAPS, type CollectionCommand, type CollectionRef, type CollectionResult } from './collections.js';
 import { PostgresHot } from './postgres.js';
 
 const CASES = DIALECTS.flatMap((d) => [[d, 'full copies'] as const, [d, 'copies on write'] as const]);
@@ -135,7 +136,7 @@ describe.each(CASES)('collection commands on %s, %s', (dialect, copies) => {
       const odd = [(i: number) => `o'brien\\${i}`, (i: number) => `batch "${i}" ∑ $$ --`, (i: number) => `batch-${i}`];
       const sessions = Array.from({ length: 30 }, (_, i) => odd[i % 3](i));
       await Promise.all(sessions.map((session) => run(store, { ...base, session }, { op: 'count' })));
-      const before = { batches: hot.creates.batches, batched: hot.creates.batched };
+      const before = { batches: hot.creates.batches, batched: hot.creates.batched, oneTrip: hot.creates.oneTrip };
       const results = await Promise.all(
         Array.from({ length: 300 }, (_, i) =>
           run(store, { ...base, session: sessions[i % 30] }, { op: 'create', item: { id: `c${i}` } }),
@@ -144,10 +145,89 @@ describe.each(CASES)('collection commands on %s, %s', (dialect, copies) => {
       expect(results.every((r) => r.kind === 'item' && r.created)).toBe(true);
       expect(hot.creates.batched - before.batched).toBe(300);
       expect(hot.creates.batches - before.batches).toBe(1);
+      expect(hot.creates.oneTrip - before.oneTrip).toBe(300);
       for (const [k, session] of sessions.entries()) {
         const mine = Array.from({ length: 10 }, (_, j) => `c${k + 30 * j}`);
         expect(ids(await run(store, { ...base, session }, { op: 'list' }))).toEqual(['s1', 's2', ...mine]);
         expect(await run(other, { ...base, session }, { op: 'count' })).toEqual({ kind: 'count', count: 12 });
+      }
+    },
+  );
+
+  it.runIf(dialect === 'postgres')(
+    "a batch's sessions each answer as one by one: no copy yet, at the cap, an id taken, a stale touch, another seed",
+    async () => {
+      const hot = store.hot as PostgresHot;
+      const base = await collection();
+      const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+      const session = (name: string) => ({ ...base, session: name });
+      const row = async (name: string) =>
+        (
+          await pool.query(
+            'SELECT items, bytes, touched_at, base FROM collection_sessions WHERE project_id = $1 AND session = $2',
+            [base.projectId, name],
+          )
+        ).rows[0] as { items: string; bytes: string; touched_at: string; base: string } | undefined;
+      try {
+        // copies for four of the five sessions; one is at the item cap less one, one was touched long
+        // ago, one has an id taken, one's copy was written over another seed (copies on write only)
+        for (const name of ['full', 'taken', 'stale', 'reseeded'])
+          await run(store, session(name), { op: 'create', item: { id: 'first' } });
+        const at = (n: number, name: string) =>
+          pool.query('UPDATE collection_sessions SET items = $1 WHERE project_id = $2 AND session = $3', [
+            n,
+            base.projectId,
+            name,
+          ]);
+        await at(COLLECTION_CAPS.items - 1, 'full');
+        await pool.query('UPDATE collection_sessions SET touched_at = 1 WHERE project_id = $1 AND session = $2', [
+          base.projectId,
+          'stale',
+        ]);
+        if (copies === 'copies on write')
+          await pool.query('UPDATE collection_sessions SET base = 7 WHERE project_id = $1 AND session = $2', [
+            base.projectId,
+            'reseeded',
+          ]);
+        const before = hot.creates.oneTrip;
+        const asked: [string, Record<string, unknown>][] = [
+          ['fresh', { id: 'n1' }],
+          ['full', { id: 'f1' }],
+          ['taken', { id: 'first' }],
+          ['stale', { name: 'no id' }],
+          ['reseeded', { id: 'r1' }],
+          ['fresh', { id: 'n2' }],
+          ['full', { id: 'f2' }],
+          ['taken', { id: 't2' }],
+        ];
+        const results = await Promise.all(
+          asked.map(([name, item]) => run(store, session(name), { op: 'create', item })),
+        );
+        const kinds = results.map((r) => r.kind);
+        const reseeded = copies === 'copies on write' ? 'missing' : 'item';
+        expect(kinds).toEqual(['item', 'item', 'conflict', 'item', reseeded, 'item', 'too_large', 'item']);
+        // the batch statement took the sessions whose creates fit: stale and taken (and reseeded with full copies)
+        expect(hot.creates.oneTrip - before).toBe(copies === 'copies on write' ? 3 : 4);
+        expect(ids(await run(other, session('fresh'), { op: 'list' }))).toEqual(['s1', 's2', 'n1', 'n2']);
+        expect(ids(await run(other, session('full'), { op: 'list' }))).toEqual(['s1', 's2', 'first', 'f1']);
+        expect(ids(await run(other, session('taken'), { op: 'list' }))).toEqual(['s1', 's2', 'first', 't2']);
+        expect(Number((await row('full'))?.items)).toBe(COLLECTION_CAPS.items);
+        // counts and bytes are those of the items listed (seed items included, as the caps count them)
+        for (const name of ['fresh', 'taken', 'stale']) {
+          const list = await run(other, session(name), { op: 'list' });
+          const raw = list.kind === 'items' ? list.raw : [];
+          expect(Number((await row(name))?.items)).toBe(raw.length);
+          expect(Number((await row(name))?.bytes)).toBe(Buffer.byteLength(raw.join('')));
+        }
+        // a touch older than a minute is written again; the item without an id got a new one
+        expect(Number((await row('stale'))?.touched_at)).toBeGreaterThan(Date.now() - 60_000);
+        const stale = await run(other, session('stale'), { op: 'list' });
+        expect(stale.kind === 'items' && JSON.parse(stale.raw[3])).toMatchObject({
+          name: 'no id',
+          id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        });
+      } finally {
+        await pool.end();
       }
     },
   );

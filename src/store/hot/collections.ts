@@ -227,12 +227,61 @@ export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTabl
   }
 }
 
+/** A create of a batch, made ready before the session's copy is read. */
+export interface NewItem {
+  readonly id: string;
+  readonly item: Item;
+  readonly data: string;
+  readonly bytes: number;
+}
+
+/**
+ * The half of a batch of creates (of one collection and session) that does not depend on the
+ * session's copy: each item with its id (the given one or a new uuid) and its JSON. Null when one of
+ * them needs the one-by-one path: not a create, another compiled collection, an id twice in the batch
+ * or of the seed, an item over the item cap.
+ */
+export function prepareCreates(works: readonly { ref: CollectionRef; cmd: CollectionCommand }[]): NewItem[] | null {
+  const ref = works[0].ref;
+  const made: NewItem[] = [];
+  const ids = new Set<string>();
+  for (const { ref: r, cmd } of works) {
+    // the commands' compiled collection is the first's (not recompiled in between: its seed base is the
+    // same object; the seed itself is a function of each request, read only to make a missing copy)
+    if (cmd.op !== 'create' || r.idField !== ref.idField || r.base !== ref.base) return null;
+    const { id, item, data } = newItem(cmd.item, ref.idField);
+    if (ids.has(id) || ref.base?.index.has(id) || itemTooLarge(data)) return null;
+    ids.add(id);
+    made.push({ id, item, data, bytes: bytesOf(data) });
+  }
+  return made;
+}
+
+/** Whether a copy takes all of a batch's items within the caps (each checked as if all before it were written). */
+export const fitsCaps = (copy: SessionCopy, made: readonly NewItem[]) =>
+  copy.items + made.length <= COLLECTION_CAPS.items &&
+  copy.bytes + made.reduce((n, m) => n + m.bytes, 0) <= COLLECTION_CAPS.sessionBytes;
+
+/** The answers of a batch's creates once written: the items whose id was taken answer `conflict`. */
+export function createdResults(
+  made: readonly NewItem[],
+  written: ReadonlySet<string>,
+): { results: CollectionResult[]; bytes: number } {
+  let bytes = 0;
+  const results = made.map(({ id, item, bytes: b }): CollectionResult => {
+    if (!written.has(id)) return { kind: 'conflict' };
+    bytes += b;
+    return { kind: 'item', item, created: true };
+  });
+  return { results, bytes };
+}
+
 /**
  * A batch of creates of one collection and session (the commands of one transaction) as one insert,
  * when the table can (`appendMany`): each item checked against the caps as if all before it were
  * written, then one statement, and the items whose id was taken answer `conflict`. Null — nothing
- * written but the session's copy — when one of them needs the one-by-one path: an id of the seed, an
- * id twice in the batch, or a cap reached (a conflict earlier could change that answer).
+ * written but the session's copy — when one of them needs the one-by-one path (`prepareCreates`), or
+ * a cap is reached (a conflict earlier could change that answer).
  */
 export function* createMany(
   works: readonly { ref: CollectionRef; cmd: CollectionCommand }[],
@@ -240,36 +289,17 @@ export function* createMany(
   fewest = 2,
 ): Steps<CollectionResult[] | null> {
   if (!t.appendMany || works.length < Math.max(1, fewest)) return null;
+  const made = prepareCreates(works);
+  if (made === null) return null;
   const ref = works[0].ref;
   const copy = (yield* ensureCopy(ref, t)) as SessionCopy;
   const base = copy.base >= 0 ? (ref.base ?? null) : null;
   if (copy.base >= 0 && (base === null || base.ids.length !== copy.base)) return null;
-  const made: { id: string; data: string; item: Item }[] = [];
-  const ids = new Set<string>();
-  let items = copy.items;
-  let bytes = copy.bytes;
-  for (const { ref: r, cmd } of works) {
-    // the commands' compiled collection is the first's (not recompiled in between: its seed base is the
-    // same object; the seed itself is a function of each request, read only to make a missing copy)
-    if (cmd.op !== 'create' || r.idField !== ref.idField || r.base !== ref.base) return null;
-    const { id, item, data } = newItem(cmd.item, ref.idField);
-    if (ids.has(id) || base?.index.has(id)) return null;
-    if (itemTooLarge(data) || items >= COLLECTION_CAPS.items) return null;
-    if (sessionTooLarge({ ...copy, bytes }, bytesOf(data))) return null;
-    ids.add(id);
-    items += 1;
-    bytes += bytesOf(data);
-    made.push({ id, data, item });
-  }
+  if (!fitsCaps(copy, made)) return null;
   const written = (yield t.appendMany(made, Math.max(0, copy.base))) as Set<string>;
-  let added = 0;
-  const out: CollectionResult[] = made.map(({ id, data, item }) => {
-    if (!written.has(id)) return { kind: 'conflict' };
-    added += bytesOf(data);
-    return { kind: 'item', item, created: true };
-  });
+  const { results, bytes } = createdResults(made, written);
   copy.items += written.size;
-  copy.bytes += added;
-  yield t.adjust(written.size, added);
-  return out;
+  copy.bytes += bytes;
+  yield t.adjust(written.size, bytes);
+  return results;
 }

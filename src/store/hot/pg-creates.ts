@@ -1,50 +1,33 @@
 /**
  * Creates into collections on PostgreSQL, batched across collections and sessions: the creates asked
  * for while the batches in flight run go into the next one together, whatever their collection and
- * session. One transaction takes the
- * advisory locks of all their keys (in one order on every process, so two batches never wait for
- * each other in a cycle), reads the sessions' copies and last positions in one statement, writes
- * every item in one insert and every count in one update — six round trips for the batch, where a
- * transaction per collection and session took six each. A key whose creates need more (no copy yet,
- * a seed id, an id twice, a cap: hot/collections.ts `createMany`) runs command by command in the same
- * transaction. A batch that fails is run again a key at a time, and a key that fails a create at a
- * time, so one bad create fails alone. Two batches may be in flight, never with the same key.
+ * session. A batch is one statement, its own transaction: `mockyard_create_batch`
+ * (migrations/pg-create-batch.ts) takes the advisory locks of all its keys (in one order on every
+ * process, so two batches never wait for each other in a cycle), and for each collection and
+ * session whose creates fit its copy writes the items and their count — one round trip, the locks
+ * held for no longer than the statement. The items are made ready here first (ids, JSON:
+ * hot/collections.ts `prepareCreates`); a key whose creates need more (no copy yet, a seed id, an id
+ * twice, a cap) runs command by command in a transaction of its own after it. A batch that fails is
+ * run again a key at a time, and a key that fails a create at a time, so one bad create fails alone.
+ * Two batches may be in flight, never with the same key.
  */
 import type pg from 'pg';
-import type { Steps } from '../../shared/steps.js';
 import * as collections from './collections.js';
 import { toError } from './group-commit.js';
 import { type CollectionWork, type Named, run, runCommands } from './pg-collections.js';
 
 const MAX_BATCH = 1000;
-const NUL = '\u0000';
+/** How often a session's use of its copy is written down (as hot/collections.ts does) */
+const TOUCH_EVERY_MS = 60_000;
 
 const LOCK_MANY: Named = {
   name: 'mockyard_lock_many',
   text: 'SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest($1::text[]) AS k ORDER BY h) AS l',
 };
-/** the copies of many sessions, with the last position of each */
-const SESSIONS_MANY: Named = {
-  name: 'mockyard_col_sessions_many',
-  text: `SELECT s.project_id AS p, s.collection AS c, s.session AS s, s.touched_at AS t, s.base, s.items, s.bytes,
-      COALESCE((SELECT ord FROM collection_items i WHERE i.project_id = s.project_id AND i.collection = s.collection
-        AND i.session = s.session ORDER BY ord DESC LIMIT 1), 0) AS top
-    FROM collection_sessions s JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(p, c, s)
-      ON s.project_id = k.p AND s.collection = k.c AND s.session = k.s`,
-};
-const INSERT_MANY: Named = {
-  name: 'mockyard_col_insert_many',
-  text: `INSERT INTO collection_items (project_id, collection, session, item_id, ord, data, touched_at)
-    SELECT u.p, u.c, u.s, u.id, u.ord, u.data, $7
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[]) AS u(p, c, s, id, ord, data)
-    ON CONFLICT DO NOTHING RETURNING project_id, collection, session, item_id`,
-};
-const ADJUST_MANY: Named = {
-  name: 'mockyard_col_adjust_many',
-  text: `UPDATE collection_sessions AS cs SET items = cs.items + u.i, bytes = cs.bytes + u.b,
-      touched_at = GREATEST(cs.touched_at, u.t)
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[]) AS u(p, c, s, i, b, t)
-    WHERE cs.project_id = u.p AND cs.collection = u.c AND cs.session = u.s`,
+const CREATE_BATCH: Named = {
+  name: 'mockyard_create_batch',
+  text: `SELECT g, item_id FROM mockyard_create_batch($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[],
+    $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::text[], $11::bigint[], $12, $13, $14, $15)`,
 };
 
 /** The lock key of a collection and session: the one postgres.ts's per-key transactions take. */
@@ -56,24 +39,13 @@ interface Pending {
   readonly reject: (e: unknown) => void;
 }
 
-/** One collection and session's creates in a batch, and what the plan made of them. */
+/** One collection and session's creates in a batch, and what came of them. */
 interface Group {
   readonly key: string;
   readonly ref: collections.CollectionRef;
   readonly pending: Pending[];
   results?: (collections.CollectionResult | Error)[];
-  /** the fast path's generator, paused at its insert */
-  gen?: Steps<collections.CollectionResult[] | null>;
-  items?: readonly { id: string; data: string }[];
-  base?: number;
-  top?: number;
-  added: number;
-  bytes: number;
-  touched: number;
 }
-
-const PAUSE = Symbol('insert');
-class NotHere extends Error {}
 
 /**
  * Batches in flight at once per process: while one waits for its round trips the next is sent; a
@@ -90,6 +62,8 @@ export class CreateBatcher {
   /** batches run, and the creates they held (read by the tests) */
   batches = 0;
   batched = 0;
+  /** the creates the batch statement took (the rest ran command by command) */
+  oneTrip = 0;
 
   constructor(private readonly pool: pg.Pool) {}
 
@@ -121,7 +95,7 @@ export class CreateBatcher {
       }
       let g = groups.get(key);
       if (!g) {
-        g = { key, ref: p.work.ref, pending: [], added: 0, bytes: 0, touched: 0 };
+        g = { key, ref: p.work.ref, pending: [] };
         groups.set(key, g);
       }
       g.pending.push(p);
@@ -140,164 +114,139 @@ export class CreateBatcher {
     }
   }
 
-  /** Runs the groups in one transaction; when it fails, a group at a time, then a create at a time. */
+  /** Runs the groups; those that failed, again a group at a time, then a create at a time. */
   private async settle(groups: Group[]): Promise<void> {
-    const answer = (g: Group) =>
-      g.pending.forEach((p, i) => {
-        const r = g.results?.[i];
-        if (r instanceof Error || r === undefined) p.reject(r ?? new Error('no result'));
-        else p.resolve(r);
-      });
+    let failure: unknown;
     try {
-      await this.transaction(groups);
-      this.batches++;
-      this.batched += groups.reduce((n, g) => n + g.pending.length, 0);
-      for (const g of groups) answer(g);
-      return;
+      await this.write(groups);
     } catch (err) {
-      if (groups.length === 1 && groups[0].pending.length === 1) {
-        groups[0].pending[0].reject(err);
-        return;
-      }
+      failure = err;
     }
-    for (const g of groups) {
-      const alone = (pending: Pending[]): Group => ({ ...g, pending, added: 0, bytes: 0, touched: 0 });
+    const left = groups.filter((g) => g.results === undefined);
+    if (left.length < groups.length) {
+      this.batches++;
+      this.batched += groups.reduce((n, g) => n + (g.results ? g.pending.length : 0), 0);
+    }
+    for (const g of groups) if (g.results) answer(g);
+    if (left.length === 0) return;
+    if (left.length === 1 && left[0].pending.length === 1 && groups.length === 1) {
+      left[0].pending[0].reject(toError(failure));
+      return;
+    }
+    for (const g of left) {
+      const alone = (pending: Pending[]): Group => ({ key: g.key, ref: g.ref, pending });
+      const again = alone(g.pending);
       try {
-        const again = alone(g.pending);
-        await this.transaction([again]);
-        answer(again);
+        await this.write([again]);
       } catch (err) {
-        if (g.pending.length === 1) g.pending[0].reject(toError(err));
-        else for (const p of g.pending) await this.settle([alone([p])]);
+        failure = err;
       }
+      if (again.results) answer(again);
+      else if (g.pending.length === 1) g.pending[0].reject(toError(failure));
+      else for (const p of g.pending) await this.settle([alone([p])]);
     }
   }
 
+  /**
+   * The batch: one statement for the groups whose items are ready, then the groups it left alone,
+   * command by command in one transaction. A group's results are set once its writes are committed.
+   */
+  private async write(groups: Group[]): Promise<void> {
+    const ready = new Map<Group, collections.NewItem[]>();
+    for (const g of groups) {
+      const made = collections.prepareCreates(g.pending.map((p) => p.work));
+      if (made !== null) ready.set(g, made);
+    }
+    const slow = groups.filter((g) => !ready.has(g));
+    if (ready.size > 0) slow.push(...(await this.createBatch(ready)));
+    if (slow.length > 0) await this.transaction(slow);
+  }
+
+  /** One round trip for the groups whose items are ready: the groups it left alone. */
+  private async createBatch(ready: Map<Group, collections.NewItem[]>): Promise<Group[]> {
+    const list = [...ready];
+    const refs = list.map(([g]) => g.ref);
+    const ig: number[] = [];
+    const ids: string[] = [];
+    const datas: string[] = [];
+    const lens: number[] = [];
+    list.forEach(([, made], i) => {
+      for (const m of made) {
+        ig.push(i + 1);
+        ids.push(m.id);
+        datas.push(m.data);
+        lens.push(m.bytes);
+      }
+    });
+    const { rows } = await run(this.pool, CREATE_BATCH, [
+      list.map(([g]) => g.key),
+      refs.map((r) => r.projectId),
+      refs.map((r) => r.name),
+      refs.map((r) => r.session),
+      list.map(([, made]) => made.length),
+      list.map(([, made]) => made.reduce((n, m) => n + m.bytes, 0)),
+      refs.map((r) => r.base?.ids.length ?? -1),
+      ig,
+      ids,
+      datas,
+      lens,
+      Date.now(),
+      collections.COLLECTION_CAPS.items,
+      collections.COLLECTION_CAPS.sessionBytes,
+      TOUCH_EVERY_MS,
+    ]);
+    const written = list.map(() => new Set<string>());
+    const left = new Set<number>();
+    for (const row of rows as { g: number; item_id: string | null }[]) {
+      if (row.item_id === null) left.add(row.g - 1);
+      else written[row.g - 1].add(row.item_id);
+    }
+    const slow: Group[] = [];
+    list.forEach(([g, made], i) => {
+      if (left.has(i)) slow.push(g);
+      else {
+        g.results = collections.createdResults(made, written[i]).results;
+        this.oneTrip += made.length;
+      }
+    });
+    return slow;
+  }
+
+  /** Groups command by command, in one transaction holding their locks. */
   private async transaction(groups: Group[]): Promise<void> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       await run(client, LOCK_MANY, [groups.map((g) => g.key)]);
-      await this.write(client, groups);
+      const results: collections.CollectionResult[][] = [];
+      for (const g of groups)
+        results.push(
+          await runCommands(
+            client,
+            g.pending.map((p) => p.work),
+          ),
+        );
       await client.query('COMMIT');
+      groups.forEach((g, i) => {
+        g.results = results[i];
+      });
     } catch (e) {
       await client.query('ROLLBACK').catch((err: Error) => {
         broken = err;
       });
-      for (const g of groups) g.results = undefined;
       throw e;
     } finally {
       client.release(broken);
     }
   }
+}
 
-  /** The batch's statements, on its transaction's connection, under its locks. */
-  private async write(client: pg.PoolClient, groups: Group[]): Promise<void> {
-    const col = (f: (r: collections.CollectionRef) => string) => groups.map((g) => f(g.ref));
-    const found = new Map<string, Record<string, unknown>>();
-    const keys = [col((r) => r.projectId), col((r) => r.name), col((r) => r.session)];
-    for (const row of (await run(client, SESSIONS_MANY, keys)).rows) found.set([row.p, row.c, row.s].join(NUL), row);
-    const slow: Group[] = [];
-    const fast: Group[] = [];
-    for (const g of groups) {
-      const row = found.get([g.ref.projectId, g.ref.name, g.ref.session].join(NUL));
-      if (row && this.plan(g, row)) fast.push(g);
-      else slow.push(g);
-    }
-    if (fast.length > 0) await this.insert(client, fast);
-    // the rest command by command (a copy to make, a seed id, a cap …), on the same transaction
-    for (const g of slow)
-      g.results = await runCommands(
-        client,
-        g.pending.map((p) => p.work),
-      );
-  }
-
-  /** Runs a group's createMany up to its insert; false when the group needs the slow path. */
-  private plan(g: Group, row: Record<string, unknown>): boolean {
-    const copy: collections.SessionCopy = {
-      touched: Number(row.t),
-      base: Number(row.base),
-      items: Number(row.items),
-      bytes: Number(row.bytes),
-    };
-    const refuse = () => {
-      throw new NotHere();
-    };
-    const t: collections.ItemTable = {
-      copy: () => copy,
-      create: refuse,
-      touch: (now) => {
-        g.touched = now;
-      },
-      adjust: (i, b) => {
-        g.added += i;
-        g.bytes += b;
-      },
-      get: refuse,
-      insert: refuse,
-      update: refuse,
-      place: refuse,
-      remove: refuse,
-      append: refuse,
-      all: refuse,
-      appendMany: (items, base) => {
-        g.items = items;
-        g.base = base;
-        return PAUSE as unknown as Set<string>;
-      },
-    };
-    const gen = collections.createMany(
-      g.pending.map((p) => p.work),
-      t,
-      1,
-    );
-    try {
-      let r = gen.next();
-      while (!r.done && r.value !== PAUSE) r = gen.next(r.value);
-      if (r.done) return false; // null: not for the batch path
-    } catch (e) {
-      if (e instanceof NotHere) return false;
-      throw e;
-    }
-    g.gen = gen;
-    g.top = Math.max(Number(row.top), g.base ?? 0);
-    return true;
-  }
-
-  /** One insert for every planned group's items, then one update of their counts. */
-  private async insert(client: pg.PoolClient, groups: Group[]): Promise<void> {
-    const cols: [string[], string[], string[], string[], number[], string[]] = [[], [], [], [], [], []];
-    for (const g of groups)
-      (g.items ?? []).forEach((it, i) => {
-        cols[0].push(g.ref.projectId);
-        cols[1].push(g.ref.name);
-        cols[2].push(g.ref.session);
-        cols[3].push(it.id);
-        cols[4].push((g.top ?? 0) + i + 1);
-        cols[5].push(it.data);
-      });
-    const written = new Set<string>();
-    for (const row of (await run(client, INSERT_MANY, [...cols, Date.now()])).rows)
-      written.add([row.project_id, row.collection, row.session, row.item_id].join(NUL));
-    for (const g of groups) {
-      const prefix = [g.ref.projectId, g.ref.name, g.ref.session, ''].join(NUL);
-      const mine = new Set((g.items ?? []).map((it) => it.id).filter((id) => written.has(prefix + id)));
-      const gen = g.gen as Steps<collections.CollectionResult[] | null>;
-      let r = gen.next(mine);
-      while (!r.done) r = gen.next(r.value);
-      g.results = r.value ?? undefined;
-    }
-    const counted = groups.filter((g) => g.added !== 0 || g.bytes !== 0 || g.touched !== 0);
-    if (counted.length > 0)
-      await run(client, ADJUST_MANY, [
-        counted.map((g) => g.ref.projectId),
-        counted.map((g) => g.ref.name),
-        counted.map((g) => g.ref.session),
-        counted.map((g) => g.added),
-        counted.map((g) => g.bytes),
-        counted.map((g) => g.touched),
-      ]);
-  }
+/** Answers a group's creates with their results. */
+function answer(g: Group): void {
+  g.pending.forEach((p, i) => {
+    const r = g.results?.[i];
+    if (r instanceof Error || r === undefined) p.reject(r ?? new Error('no result'));
+    else p.resolve(r);
+  });
 }

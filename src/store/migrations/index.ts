@@ -7,6 +7,7 @@
  */
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { DialectCaps } from '../dialect.js';
+import { CREATE_BATCH_FUNCTION } from './pg-create-batch.js';
 
 type AnyDb = Kysely<unknown>;
 
@@ -134,6 +135,12 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
         const table = (await db.introspection.getTables()).find((t) => t.name === 'endpoints');
         if (!table?.columns.some((c) => c.name === 'graphql'))
           await run(db, ['ALTER TABLE endpoints ADD COLUMN graphql TEXT']);
+      },
+    },
+    // PostgreSQL's one round trip for a batch of collection creates (store/hot/pg-creates.ts)
+    '0014_pg_create_batch': {
+      up: async (db) => {
+        if (d.name === 'postgres') await run(db, [CREATE_BATCH_FUNCTION]);
       },
     },
     // the trigger of a WebSocket endpoint's rule (docs/websocket.md)
