@@ -125,6 +125,31 @@ describe('group commit', () => {
     await expect(other).rejects.toThrow('disk full');
   });
 
+  it('a synchronous commit spread over turns carries the writes of several, until enough are pending', async () => {
+    const commits: number[] = [];
+    const gc = new GroupCommit(
+      (ops, hits) => {
+        commits.push(ops.length + hits.reduce((n, g) => n + g.waiters.length, 0));
+        for (const o of ops) o.resolve(o.op());
+        for (const g of hits) settleHitGroup(g, g.waiters.length);
+      },
+      { turns: 2, enough: 4 },
+    );
+    // one write a turn for three turns: one commit at the end of the third
+    const spread = [gc.hit('a', ''), gc.run(() => 'x')];
+    await turn();
+    spread.push(gc.hit('b', ''));
+    await turn();
+    expect(commits).toEqual([]);
+    expect(await Promise.all(spread)).toEqual([1, 'x', 1]);
+    expect(commits).toEqual([3]);
+    // four in one turn are enough: committed at the end of that turn
+    const enough = [gc.hit('c', ''), gc.hit('c', ''), gc.hit('c', ''), gc.hit('c', '')];
+    await turn();
+    expect(commits).toEqual([3, 4]);
+    expect(await Promise.all(enough)).toEqual([1, 2, 3, 4]);
+  });
+
   it('a synchronous commit (SQLite) holds nothing back: one commit per turn', async () => {
     const gc = new GroupCommit((_ops, hits) => {
       for (const g of hits) settleHitGroup(g, g.waiters.length);

@@ -9,7 +9,10 @@
  * holds the next one back, and everything asked for meanwhile joins it, whatever the number of turns
  * — so under load a round trip carries every waiting request's hits in one statement, instead of
  * one statement per turn competing for the pool's connections. A synchronous commit (SQLite)
- * never holds anything back.
+ * holds nothing back for a round trip, but may wait a few turns (`turns`) while few writes are
+ * pending (`enough`): under load each turn brings a handful of requests (what one poll of the
+ * sockets returned), and a commit — its statements, its WAL frames — then carries several turns'
+ * worth. Idle, the extra turns pass at once (an empty turn is microseconds).
  *
  * The scheduler is shared; what a commit does is the dialect's (sqlite.ts, postgres.ts). A commit
  * must settle every op and group it is given; one that throws fails all of them.
@@ -70,9 +73,20 @@ function failWaiter(w: Waiter<unknown>, err: unknown): void {
   }
 }
 
+/** How long a synchronous commit may wait for more writes. */
+export interface Spread {
+  /** turns it may wait past the first */
+  readonly turns: number;
+  /** it waits no longer once this many writes are pending */
+  readonly enough: number;
+}
+
 export class GroupCommit {
   private ops: PendingOp[] = [];
   private hits = new Map<string, HitGroup>();
+  /** writes pending (ops and hits), and the turns the next commit has waited */
+  private pending = 0;
+  private waited = 0;
   private scheduled = false;
   /** a commit's round trip is under way: the next one waits for it */
   private inFlight = false;
@@ -80,7 +94,10 @@ export class GroupCommit {
   commitCount = 0;
   largestHitCommit = 0;
 
-  constructor(private readonly commit: (ops: PendingOp[], hits: HitGroup[]) => void | Promise<void>) {}
+  constructor(
+    private readonly commit: (ops: PendingOp[], hits: HitGroup[]) => void | Promise<void>,
+    private readonly spread: Spread = { turns: 0, enough: 0 },
+  ) {}
 
   /** Joins this turn's group of hits of the rule in the session. */
   hit(ruleId: string, session: string): Promise<number> {
@@ -96,6 +113,7 @@ export class GroupCommit {
       this.hits.set(key, group);
     }
     group.waiters.push(waiter);
+    this.pending++;
     this.schedule();
   }
 
@@ -103,6 +121,7 @@ export class GroupCommit {
   run<T>(op: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.ops.push({ op, resolve: resolve as (v: unknown) => void, reject });
+      this.pending++;
       this.schedule();
     });
   }
@@ -116,6 +135,13 @@ export class GroupCommit {
   private flush(): void {
     this.scheduled = false;
     if (this.inFlight || (this.ops.length === 0 && this.hits.size === 0)) return;
+    if (this.waited < this.spread.turns && this.pending < this.spread.enough) {
+      this.waited++;
+      this.schedule();
+      return;
+    }
+    this.waited = 0;
+    this.pending = 0;
     const ops = this.ops;
     const hits = [...this.hits.values()];
     this.ops = [];
