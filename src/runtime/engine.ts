@@ -22,7 +22,7 @@ import { type Egress, EgressError } from './egress.js';
 import type { RuntimeStore, Waiter } from './ports.js';
 import { ProjectCache } from './project-cache.js';
 import { SessionTracker } from './sessions.js';
-import { drive, type Steps } from './steps.js';
+import { driveInto, LATER, type Steps } from './steps.js';
 
 export { ACTION_BUDGET_MS, MAX_HOPS } from './actions/index.js';
 
@@ -160,13 +160,8 @@ export class Engine {
     const { ep, ctx, session } = r;
     if (ep.waits !== 'never' && session !== '') this.sessions.touch(r.projectId, session);
     if (ep.waits === 'steps') {
-      const ev = drive(this.evaluate(r));
-      if (!(ev instanceof Promise)) return ev;
-      ev.then(
-        (done) => sink.resolve(done),
-        (err) => sink.reject(err),
-      );
-      return null;
+      const ev = driveInto(this.evaluate(r), sink);
+      return ev === LATER ? null : ev;
     }
     const traces: RuleTrace[] = [];
     for (const rule of ep.rules) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drive, type Steps } from './steps.js';
+import { drive, driveInto, LATER, type Steps } from './steps.js';
 
 function* add(a: unknown, b: unknown): Steps<number> {
   const x = (yield a) as number;
@@ -47,5 +47,68 @@ describe('drive', () => {
     }
     expect(drive(outer(2))).toBe(30);
     expect(await drive(outer(Promise.resolve(2)))).toBe(30);
+  });
+});
+
+describe('driveInto', () => {
+  /** a sink that records what it hears, and a promise of its first word */
+  function sink<T>() {
+    const heard: string[] = [];
+    let done!: () => void;
+    const settled = new Promise<void>((r) => {
+      done = r;
+    });
+    return {
+      heard,
+      settled,
+      resolve: (v: T) => {
+        heard.push(`value ${String(v)}`);
+        done();
+      },
+      reject: (e: unknown) => {
+        heard.push(`error ${(e as Error).message}`);
+        done();
+      },
+    };
+  }
+
+  it('returns the result at once while every yielded value is plain, and the sink hears nothing', () => {
+    const s = sink<number>();
+    expect(driveInto(add(1, 2), s)).toBe(3);
+    expect(s.heard).toEqual([]);
+  });
+
+  it('returns LATER at the first promise; the sink hears the result once, after later plain values too', async () => {
+    const s = sink<number>();
+    expect(driveInto(add(Promise.resolve(1), 2), s)).toBe(LATER);
+    await s.settled;
+    const t = sink<number>();
+    expect(driveInto(add(1, Promise.resolve(5)), t)).toBe(LATER);
+    await t.settled;
+    expect([s.heard, t.heard]).toEqual([['value 3'], ['value 6']]);
+  });
+
+  it('throws a rejection into the generator; an uncaught error throws before a wait and goes to the sink after', async () => {
+    function* guarded(): Steps<string> {
+      try {
+        yield Promise.reject(new Error('boom'));
+        return 'no';
+      } catch (e) {
+        return `caught ${(e as Error).message}`;
+      }
+    }
+    const g = sink<string>();
+    driveInto(guarded(), g);
+    await g.settled;
+    expect(g.heard).toEqual(['value caught boom']);
+    function* bad(first: unknown): Steps<void> {
+      yield first;
+      throw new Error('late');
+    }
+    expect(() => driveInto(bad(1), sink<void>())).toThrow('late');
+    const b = sink<void>();
+    expect(driveInto(bad(Promise.resolve(1)), b)).toBe(LATER);
+    await b.settled;
+    expect(b.heard).toEqual(['error late']);
   });
 });

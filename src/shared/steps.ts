@@ -50,3 +50,56 @@ async function resume<T>(gen: Steps<T>, pending: PromiseLike<unknown>): Promise<
     next = isPromise(r.value) ? r.value : null;
   }
 }
+
+/** Who hears the result of `driveInto` when it is not ready at once. */
+export interface StepSink<T> {
+  resolve(v: T): void;
+  reject(e: unknown): void;
+}
+
+/** What `driveInto` returns when the result is not ready at once. */
+export const LATER: unique symbol = Symbol('later');
+
+/**
+ * `drive` for a caller with a sink of its own: the result when the steps end without waiting, else
+ * `LATER`, and `sink` hears the result (or the error) later — each wait is one `then` on what was
+ * yielded, with no async function around it and no promise of the result (the engine's step path: two
+ * promises a request fewer than `drive` and a `then` on its promise). A step that throws before the
+ * first wait throws to the caller, as with `drive`.
+ */
+export function driveInto<T>(gen: Steps<T>, sink: StepSink<T>): T | typeof LATER {
+  let r = gen.next();
+  while (!r.done) {
+    if (isPromise(r.value)) {
+      waitFor(gen, r.value, sink);
+      return LATER;
+    }
+    r = gen.next(r.value);
+  }
+  return r.value;
+}
+
+function waitFor<T>(gen: Steps<T>, pending: PromiseLike<unknown>, sink: StepSink<T>): void {
+  pending.then(
+    (v) => proceed(gen, false, v, sink),
+    (e) => proceed(gen, true, e, sink),
+  );
+}
+
+function proceed<T>(gen: Steps<T>, failed: boolean, got: unknown, sink: StepSink<T>): void {
+  let r: IteratorResult<unknown, T>;
+  try {
+    r = failed ? gen.throw(got) : gen.next(got);
+    while (!r.done) {
+      if (isPromise(r.value)) {
+        waitFor(gen, r.value, sink);
+        return;
+      }
+      r = gen.next(r.value);
+    }
+  } catch (e) {
+    sink.reject(e);
+    return;
+  }
+  sink.resolve(r.value);
+}
