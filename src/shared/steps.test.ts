@@ -7,6 +7,22 @@ function* add(a: unknown, b: unknown): Steps<number> {
   return x + y;
 }
 
+/** catches the rejection of what it yields */
+function* guarded(): Steps<string> {
+  try {
+    yield Promise.reject(new Error('boom'));
+    return 'no';
+  } catch (e) {
+    return `caught ${(e as Error).message}`;
+  }
+}
+
+/** throws after its one wait */
+function* bad(first: unknown): Steps<void> {
+  yield first;
+  throw new Error('late');
+}
+
 describe('drive', () => {
   it('stays synchronous while every yielded value is plain', () => {
     expect(drive(add(1, 2))).toBe(3);
@@ -20,22 +36,10 @@ describe('drive', () => {
   });
 
   it('throws a rejection into the generator, where try/catch sees it', async () => {
-    function* guarded(): Steps<string> {
-      try {
-        yield Promise.reject(new Error('boom'));
-        return 'no';
-      } catch (e) {
-        return `caught ${(e as Error).message}`;
-      }
-    }
     expect(await drive(guarded())).toBe('caught boom');
   });
 
   it('an uncaught error is thrown synchronously before any promise, and rejects after one', async () => {
-    function* bad(first: unknown): Steps<void> {
-      yield first;
-      throw new Error('late');
-    }
     expect(() => drive(bad(1))).toThrow('late');
     await expect(drive(bad(Promise.resolve(1)))).rejects.toThrow('late');
   });
@@ -89,22 +93,10 @@ describe('driveInto', () => {
   });
 
   it('throws a rejection into the generator; an uncaught error throws before a wait and goes to the sink after', async () => {
-    function* guarded(): Steps<string> {
-      try {
-        yield Promise.reject(new Error('boom'));
-        return 'no';
-      } catch (e) {
-        return `caught ${(e as Error).message}`;
-      }
-    }
     const g = sink<string>();
     driveInto(guarded(), g);
     await g.settled;
     expect(g.heard).toEqual(['value caught boom']);
-    function* bad(first: unknown): Steps<void> {
-      yield first;
-      throw new Error('late');
-    }
     expect(() => driveInto(bad(1), sink<void>())).toThrow('late');
     const b = sink<void>();
     expect(driveInto(bad(Promise.resolve(1)), b)).toBe(LATER);
