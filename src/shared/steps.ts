@@ -18,39 +18,6 @@ export type Steps<T> = Generator<unknown, T, unknown>;
 const isPromise = (v: unknown): v is PromiseLike<unknown> =>
   v !== null && typeof v === 'object' && typeof (v as PromiseLike<unknown>).then === 'function';
 
-/** Runs `gen` to its end: its result, or a promise of it once anything it yielded was a promise. */
-export function drive<T>(gen: Steps<T>): T | Promise<T> {
-  let r = gen.next();
-  while (!r.done) {
-    if (isPromise(r.value)) return resume(gen, r.value);
-    r = gen.next(r.value);
-  }
-  return r.value;
-}
-
-async function resume<T>(gen: Steps<T>, pending: PromiseLike<unknown>): Promise<T> {
-  let next: PromiseLike<unknown> | null = pending;
-  let r: IteratorResult<unknown, T>;
-  for (;;) {
-    if (next) {
-      let value: unknown;
-      let error: unknown;
-      let failed = false;
-      try {
-        value = await next;
-      } catch (e) {
-        failed = true;
-        error = e;
-      }
-      r = failed ? gen.throw(error) : gen.next(value);
-    } else {
-      r = gen.next(r!.value);
-    }
-    if (r.done) return r.value;
-    next = isPromise(r.value) ? r.value : null;
-  }
-}
-
 /** Who hears the result of `driveInto` when it is not ready at once. */
 export interface StepSink<T> {
   resolve(v: T): void;
@@ -60,23 +27,31 @@ export interface StepSink<T> {
 /** What `driveInto` returns when the result is not ready at once. */
 export const LATER: unique symbol = Symbol('later');
 
+/** Steps on from `r` while what it yields is plain: the end, or the first promise. */
+function untilWait<T>(gen: Steps<T>, r: IteratorResult<unknown, T>): IteratorResult<unknown, T> {
+  while (!r.done && !isPromise(r.value)) r = gen.next(r.value);
+  return r;
+}
+
+/** Runs `gen` to its end: its result, or a promise of it once anything it yielded was a promise. */
+export function drive<T>(gen: Steps<T>): T | Promise<T> {
+  const r = untilWait(gen, gen.next());
+  if (r.done) return r.value;
+  return new Promise<T>((resolve, reject) => waitFor(gen, r.value as PromiseLike<unknown>, { resolve, reject }));
+}
+
 /**
  * `drive` for a caller with a sink of its own: the result when the steps end without waiting, else
  * `LATER`, and `sink` hears the result (or the error) later — each wait is one `then` on what was
- * yielded, with no async function around it and no promise of the result (the engine's step path: two
- * promises a request fewer than `drive` and a `then` on its promise). A step that throws before the
- * first wait throws to the caller, as with `drive`.
+ * yielded, with no promise of the result (the engine's step path: one promise a request fewer than
+ * `drive`, and no `then` on it). A step that throws before the first wait throws to the caller, as
+ * with `drive`.
  */
 export function driveInto<T>(gen: Steps<T>, sink: StepSink<T>): T | typeof LATER {
-  let r = gen.next();
-  while (!r.done) {
-    if (isPromise(r.value)) {
-      waitFor(gen, r.value, sink);
-      return LATER;
-    }
-    r = gen.next(r.value);
-  }
-  return r.value;
+  const r = untilWait(gen, gen.next());
+  if (r.done) return r.value;
+  waitFor(gen, r.value as PromiseLike<unknown>, sink);
+  return LATER;
 }
 
 function waitFor<T>(gen: Steps<T>, pending: PromiseLike<unknown>, sink: StepSink<T>): void {
@@ -86,20 +61,15 @@ function waitFor<T>(gen: Steps<T>, pending: PromiseLike<unknown>, sink: StepSink
   );
 }
 
+/** Hands the generator what it waited for, and steps on to the end or the next wait. */
 function proceed<T>(gen: Steps<T>, failed: boolean, got: unknown, sink: StepSink<T>): void {
   let r: IteratorResult<unknown, T>;
   try {
-    r = failed ? gen.throw(got) : gen.next(got);
-    while (!r.done) {
-      if (isPromise(r.value)) {
-        waitFor(gen, r.value, sink);
-        return;
-      }
-      r = gen.next(r.value);
-    }
+    r = untilWait(gen, failed ? gen.throw(got) : gen.next(got));
   } catch (e) {
     sink.reject(e);
     return;
   }
-  sink.resolve(r.value);
+  if (r.done) sink.resolve(r.value);
+  else waitFor(gen, r.value as PromiseLike<unknown>, sink);
 }

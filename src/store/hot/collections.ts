@@ -30,7 +30,7 @@ export { COLLECTION_CAPS } from '../../domain/collections.js';
 type Maybe<T> = T | Promise<T>;
 
 /** How often a session's use of its copy is written down (idle expiry and the session cap read it). */
-const TOUCH_EVERY_MS = 60_000;
+export const TOUCH_EVERY_MS = 60_000;
 
 /** A session's copy: when it was made or last touched (ms), its base (-1: a full copy), count and bytes. */
 export interface SessionCopy {

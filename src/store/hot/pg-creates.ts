@@ -17,8 +17,6 @@ import { toError } from './group-commit.js';
 import { type CollectionWork, type Named, run, runCommands } from './pg-collections.js';
 
 const MAX_BATCH = 1000;
-/** How often a session's use of its copy is written down (as hot/collections.ts does) */
-const TOUCH_EVERY_MS = 60_000;
 
 const LOCK_MANY: Named = {
   name: 'mockyard_lock_many',
@@ -44,7 +42,8 @@ interface Group {
   readonly key: string;
   readonly ref: collections.CollectionRef;
   readonly pending: Pending[];
-  results?: (collections.CollectionResult | Error)[];
+  /** set once its writes are committed */
+  results?: collections.CollectionResult[];
 }
 
 /**
@@ -193,7 +192,7 @@ export class CreateBatcher {
       Date.now(),
       collections.COLLECTION_CAPS.items,
       collections.COLLECTION_CAPS.sessionBytes,
-      TOUCH_EVERY_MS,
+      collections.TOUCH_EVERY_MS,
     ]);
     const written = list.map(() => new Set<string>());
     const left = new Set<number>();
@@ -246,7 +245,7 @@ export class CreateBatcher {
 function answer(g: Group): void {
   g.pending.forEach((p, i) => {
     const r = g.results?.[i];
-    if (r instanceof Error || r === undefined) p.reject(r ?? new Error('no result'));
+    if (r === undefined) p.reject(new Error('no result'));
     else p.resolve(r);
   });
 }
