@@ -81,6 +81,13 @@ export interface HotState {
    * loses nothing). Answers the storage after the write. A `write` that throws stores nothing.
    */
   updateStorage(owner: StorageOwner, session: string, write: StorageWrite): Promise<Map<string, string>>;
+  /** `updateStorage` without a promise: the storage after the write (or the failure) is handed to `waiter`, later. */
+  updateStorageInto(
+    owner: StorageOwner,
+    session: string,
+    write: StorageWrite,
+    waiter: Waiter<Map<string, string>>,
+  ): void;
   /**
    * Runs a collection command for one session (docs/stateful-mocks.md) under the lock of (project,
    * collection, session): the session's copy is made from the seed on first use.

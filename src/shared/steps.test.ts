@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drive, driveInto, LATER, type Steps } from './steps.js';
+import { type Deferred, drive, driveInto, LATER, type StepSink, type Steps } from './steps.js';
 
 function* add(a: unknown, b: unknown): Steps<number> {
   const x = (yield a) as number;
@@ -102,5 +102,42 @@ describe('driveInto', () => {
     expect(driveInto(bad(Promise.resolve(1)), b)).toBe(LATER);
     await b.settled;
     expect(b.heard).toEqual(['error late']);
+  });
+
+  /** a Deferred settled by hand, as a group commit settles its waiters */
+  function later<T>() {
+    const sinks: StepSink<T>[] = [];
+    const d: Deferred<T> = { into: (k) => void sinks.push(k) };
+    return { d, sinks };
+  }
+
+  it('waits for a Deferred: its sink steps the generator on, a failure is thrown into it', async () => {
+    const one = later<number>();
+    const s = sink<number>();
+    expect(driveInto(add(one.d, 2), s)).toBe(LATER);
+    expect(one.sinks).toHaveLength(1);
+    expect(s.heard).toEqual([]);
+    one.sinks[0].resolve(40);
+    expect(s.heard).toEqual(['value 42']);
+
+    const two = later<number>();
+    const g = sink<string>();
+    function* catches(): Steps<string> {
+      try {
+        yield two.d;
+        return 'no';
+      } catch (e) {
+        return `caught ${(e as Error).message}`;
+      }
+    }
+    driveInto(catches(), g);
+    two.sinks[0].reject(new Error('refused'));
+    expect(g.heard).toEqual(['value caught refused']);
+
+    // drive gives a promise of a Deferred's result, and a Deferred and a promise mix in one evaluation
+    const three = later<number>();
+    const p = drive(add(three.d, Promise.resolve(5)));
+    three.sinks[0].resolve(1);
+    await expect(p).resolves.toBe(6);
   });
 });

@@ -15,8 +15,22 @@
  */
 export type Steps<T> = Generator<unknown, T, unknown>;
 
-const isPromise = (v: unknown): v is PromiseLike<unknown> =>
-  v !== null && typeof v === 'object' && typeof (v as PromiseLike<unknown>).then === 'function';
+/**
+ * A wait that hands its result straight to a sink (`into`), with no promise: a group commit's
+ * waiter (hot/sqlite.ts `updateStorageInto`). Like a promise's reactions, the sink hears the result
+ * later, never during `into` itself, and exactly once.
+ */
+export interface Deferred<T> {
+  into(sink: StepSink<T>): void;
+}
+
+/** What a step waits for: a promise (or any thenable) or a `Deferred`. */
+type Wait = PromiseLike<unknown> | Deferred<unknown>;
+
+const isWait = (v: unknown): v is Wait =>
+  v !== null &&
+  typeof v === 'object' &&
+  (typeof (v as PromiseLike<unknown>).then === 'function' || typeof (v as Deferred<unknown>).into === 'function');
 
 /** Who hears the result of `driveInto` when it is not ready at once. */
 export interface StepSink<T> {
@@ -27,9 +41,9 @@ export interface StepSink<T> {
 /** What `driveInto` returns when the result is not ready at once. */
 export const LATER: unique symbol = Symbol('later');
 
-/** Steps on from `r` while what it yields is plain: the end, or the first promise. */
+/** Steps on from `r` while what it yields is plain: the end, or the first wait. */
 function untilWait<T>(gen: Steps<T>, r: IteratorResult<unknown, T>): IteratorResult<unknown, T> {
-  while (!r.done && !isPromise(r.value)) r = gen.next(r.value);
+  while (!r.done && !isWait(r.value)) r = gen.next(r.value);
   return r;
 }
 
@@ -37,7 +51,7 @@ function untilWait<T>(gen: Steps<T>, r: IteratorResult<unknown, T>): IteratorRes
 export function drive<T>(gen: Steps<T>): T | Promise<T> {
   const r = untilWait(gen, gen.next());
   if (r.done) return r.value;
-  return new Promise<T>((resolve, reject) => waitFor(gen, r.value as PromiseLike<unknown>, { resolve, reject }));
+  return new Promise<T>((resolve, reject) => waitFor(gen, r.value as Wait, { resolve, reject }));
 }
 
 /**
@@ -50,12 +64,30 @@ export function drive<T>(gen: Steps<T>): T | Promise<T> {
 export function driveInto<T>(gen: Steps<T>, sink: StepSink<T>): T | typeof LATER {
   const r = untilWait(gen, gen.next());
   if (r.done) return r.value;
-  waitFor(gen, r.value as PromiseLike<unknown>, sink);
+  waitFor(gen, r.value as Wait, sink);
   return LATER;
 }
 
-function waitFor<T>(gen: Steps<T>, pending: PromiseLike<unknown>, sink: StepSink<T>): void {
-  pending.then(
+/** Steps on from a `Deferred`'s result: one object a wait, where a promise's takes two closures and a promise. */
+class Resume<T> implements StepSink<unknown> {
+  constructor(
+    private readonly gen: Steps<T>,
+    private readonly sink: StepSink<T>,
+  ) {}
+  resolve(v: unknown): void {
+    proceed(this.gen, false, v, this.sink);
+  }
+  reject(e: unknown): void {
+    proceed(this.gen, true, e, this.sink);
+  }
+}
+
+function waitFor<T>(gen: Steps<T>, pending: Wait, sink: StepSink<T>): void {
+  if (typeof (pending as Deferred<unknown>).into === 'function') {
+    (pending as Deferred<unknown>).into(new Resume(gen, sink));
+    return;
+  }
+  (pending as PromiseLike<unknown>).then(
     (v) => proceed(gen, false, v, sink),
     (e) => proceed(gen, true, e, sink),
   );
@@ -71,5 +103,5 @@ function proceed<T>(gen: Steps<T>, failed: boolean, got: unknown, sink: StepSink
     return;
   }
   if (r.done) sink.resolve(r.value);
-  else waitFor(gen, r.value as PromiseLike<unknown>, sink);
+  else waitFor(gen, r.value as Wait, sink);
 }

@@ -182,6 +182,48 @@ describe.each(DIALECTS)('Store hot path on %s', (dialect) => {
       expect(Object.fromEntries(await store.hot.storage(owner, ''))).toEqual({ n: '3' });
     });
 
+    it('hot.updateStorageInto: each waiter hears its own storage once the write is committed (another Store reads it then)', async () => {
+      const { e } = await owned('/into');
+      const owner = { kind: 'endpoint' as const, id: e.id };
+      const other = await openStore(db.url);
+      try {
+        const heard: Promise<{ mine: string; committed: string | undefined } | string>[] = [];
+        const ask = (write: (cur: Map<string, string>) => [string, string | null][]) => {
+          heard.push(
+            new Promise((resolve) =>
+              store.hot.updateStorageInto(owner, '', write, {
+                // what another connection sees at the moment the waiter hears
+                resolve: (m) =>
+                  resolve(
+                    Promise.resolve(other.hot.storage(owner, '')).then((seen) => ({
+                      mine: m.get('n') ?? '',
+                      committed: seen.get('n'),
+                    })),
+                  ),
+                reject: (err) => resolve(`error ${(err as Error).message}`),
+              }),
+            ),
+          );
+        };
+        const bump = (cur: Map<string, string>): [string, string | null][] => [
+          ['n', String(Number(cur.get('n') ?? 0) + 1)],
+        ];
+        ask(bump);
+        ask(() => {
+          throw new Error('refused');
+        });
+        ask(bump);
+        const got = await Promise.all(heard);
+        expect(got[1]).toBe('error refused');
+        const [a, c] = [got[0], got[2]] as { mine: string; committed: string | undefined }[];
+        expect([a.mine, c.mine]).toEqual(['1', '2']);
+        // the batch is one commit: by the time any waiter hears, the last value is durable
+        expect([a.committed, c.committed]).toEqual(['2', '2']);
+      } finally {
+        await other.close();
+      }
+    });
+
     it('hot.updateStorage: writes of one turn that set and delete the same names keep the last of each, per storage and session', async () => {
       const { e } = await owned('/last-wins');
       const owner = { kind: 'endpoint' as const, id: e.id };

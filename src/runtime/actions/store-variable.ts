@@ -7,8 +7,9 @@
  */
 import type { Caps } from '../../domain/constants.js';
 import type { StorageScope } from '../../domain/model.js';
+import type { Deferred, StepSink } from '../../shared/steps.js';
 import type { CompiledAction } from '../compile.js';
-import type { StorageOwner } from '../ports.js';
+import type { HotState, StorageOwner, StorageWrite } from '../ports.js';
 import { CapExceeded } from '../template.js';
 import type { ActionRunner, ActionScope } from './scope.js';
 
@@ -36,21 +37,40 @@ export function checkStored(caps: Caps, current: Map<string, string>, name: stri
   }
 }
 
+/** A storage write as a step waits for it: handed to the store's group commit with the step's own sink, no promise. */
+class StorageUpdate implements Deferred<Map<string, string>> {
+  constructor(
+    private readonly hot: HotState,
+    private readonly owner: StorageOwner,
+    private readonly session: string,
+    private readonly write: StorageWrite,
+  ) {}
+  into(sink: StepSink<Map<string, string>>): void {
+    this.hot.updateStorageInto(this.owner, this.session, this.write, sink);
+  }
+}
+
 export const storeVariable: ActionRunner<StoreVariable> = function* (a, scope) {
   const { ctx, deps } = scope;
-  const stored = (yield deps.store.hot.updateStorage(owner(a.scope, scope), scope.session, (current) => {
+  const write: StorageWrite = (current) => {
     keep(ctx, a.scope, current);
     const value = a.value(ctx);
     checkStored(deps.caps, current, a.name, value);
     return [[a.name, value]];
-  })) as Map<string, string>;
+  };
+  const stored = (yield new StorageUpdate(deps.store.hot, owner(a.scope, scope), scope.session, write)) as Map<
+    string,
+    string
+  >;
   keep(ctx, a.scope, stored);
 };
 
 export const deleteVariable: ActionRunner<DeleteVariable> = function* (a, scope) {
   const { ctx, deps } = scope;
-  const stored = (yield deps.store.hot.updateStorage(owner(a.scope, scope), scope.session, () => [
-    [a.name, null],
-  ])) as Map<string, string>;
+  const write: StorageWrite = () => [[a.name, null]];
+  const stored = (yield new StorageUpdate(deps.store.hot, owner(a.scope, scope), scope.session, write)) as Map<
+    string,
+    string
+  >;
   keep(ctx, a.scope, stored);
 };

@@ -1,7 +1,7 @@
 /** Template helpers: dates and random values, faker included (docs/templates.md). */
 import { callFaker } from '../faker.js';
 import type { Hash, HelperSpec } from './helper-types.js';
-import { checkSize, forbidden, type RenderState, str, toList, toNumber } from './values.js';
+import { checkSize, forbidden, numberText, type RenderState, str, toList, toNumber } from './values.js';
 
 const MONTHS = [
   'January',
@@ -27,7 +27,7 @@ export function formatDate(d: Date, format: unknown): string | undefined {
   if (Number.isNaN(d.getTime())) return undefined;
   if (format === undefined || format === null || format === '' || typeof format === 'object') return d.toISOString();
   const f = str(format);
-  if (f === 'epoch') return String(d.getTime());
+  if (f === 'epoch') return numberText(d.getTime());
   if (f === 'unix') return String(Math.floor(d.getTime() / 1000));
   return f.slice(0, 200).replace(TOKEN_RE, (t) => {
     const h = d.getUTCHours();

@@ -62,7 +62,25 @@ export function settleHitGroup(group: HitGroup, total: number): void {
 }
 
 export function failHitGroup(group: HitGroup, err: unknown): void {
-  for (const w of group.waiters) failWaiter(w, err);
+  failEach(group.waiters, err);
+}
+
+/** Each waiter hears its own result: `out[i]` for `waiters[i]`, an Error as a rejection. */
+export function settleEach<T>(waiters: readonly Waiter<T>[], out: readonly (T | Error)[]): void {
+  for (let i = 0; i < waiters.length; i++) {
+    const w = waiters[i];
+    const r = out[i];
+    try {
+      if (r instanceof Error) w.reject(r);
+      else w.resolve(r);
+    } catch (err) {
+      failWaiter(w, err);
+    }
+  }
+}
+
+export function failEach(waiters: readonly Waiter<unknown>[], err: unknown): void {
+  for (const w of waiters) failWaiter(w, err);
 }
 
 function failWaiter(w: Waiter<unknown>, err: unknown): void {
@@ -119,11 +137,14 @@ export class GroupCommit {
 
   /** Runs `op` in this turn's commit. */
   run<T>(op: () => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.ops.push({ op, resolve: resolve as (v: unknown) => void, reject });
-      this.pending++;
-      this.schedule();
-    });
+    return new Promise<T>((resolve, reject) => this.enqueue({ op, resolve: resolve as (v: unknown) => void, reject }));
+  }
+
+  /** `run` with the caller's own resolving functions: they hear the op's result once committed. */
+  enqueue(o: PendingOp): void {
+    this.ops.push(o);
+    this.pending++;
+    this.schedule();
   }
 
   private schedule(): void {

@@ -235,6 +235,19 @@ export class PostgresHot implements HotState {
     );
   }
 
+  /** `updateStorage`'s promise handed on to the waiter (the round trip's own promises are there anyway). */
+  updateStorageInto(
+    owner: StorageOwner,
+    session: string,
+    write: StorageWrite,
+    waiter: Waiter<Map<string, string>>,
+  ): void {
+    this.updateStorage(owner, session, write).then(
+      (v) => waiter.resolve(v),
+      (e) => waiter.reject(e),
+    );
+  }
+
   /** One transaction's writes: each one's storage after it, or the error it threw. */
   private async writeStorage(
     client: pg.PoolClient,

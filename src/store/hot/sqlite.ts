@@ -25,10 +25,12 @@ import {
   type ItemTable,
 } from './collections.js';
 import {
+  failEach,
   failHitGroup,
   GroupCommit,
   type HitGroup,
   type PendingOp,
+  settleEach,
   settleHitGroup,
   type Waiter,
 } from './group-commit.js';
@@ -36,9 +38,10 @@ import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.j
 import { COLLECTION, HIT_UPSERT, LOG_ROW, PROJECT_EXISTS, type StorageKind, storageStatements } from './statements.js';
 import { applyStorageWrites } from './storage-writes.js';
 
+/** One turn's writes of one storage, and who hears each one's result (in the same order). */
 interface StorageBatch {
   readonly writes: StorageWrite[];
-  readonly done: Promise<(Map<string, string> | Error)[]>;
+  readonly waiters: Waiter<Map<string, string>>[];
 }
 
 interface StorageStatements {
@@ -237,28 +240,41 @@ export class SqliteHot implements HotState {
    * group commit: one read of the storage and one upsert per name changed, instead of both per request.
    */
   updateStorage(owner: StorageOwner, session: string, write: StorageWrite): Promise<Map<string, string>> {
+    return new Promise((resolve, reject) => this.updateStorageInto(owner, session, write, { resolve, reject }));
+  }
+
+  /**
+   * `updateStorage` with the result handed to `waiter` once committed: the op's results go to the
+   * batch's waiters after the commit (`commit` settles an op once its transaction is done), with no
+   * promise per write (the mock path's store_variable: actions/store-variable.ts).
+   */
+  updateStorageInto(
+    owner: StorageOwner,
+    session: string,
+    write: StorageWrite,
+    waiter: Waiter<Map<string, string>>,
+  ): void {
     const key = `${owner.kind}\u0000${owner.id}\u0000${session}`;
     let batch = this.storageBatches.get(key);
     if (batch === undefined) {
-      const writes: StorageWrite[] = [];
-      const done = this.commits.run(() => {
-        this.storageBatches.delete(key);
-        return this.writeStorage(owner, session, writes);
-      });
-      const b: StorageBatch = { writes, done };
-      // a commit that failed before running the op (its BEGIN) leaves no batch behind for later writes
-      done.then(undefined, () => {
-        if (this.storageBatches.get(key) === b) this.storageBatches.delete(key);
+      const b: StorageBatch = { writes: [], waiters: [] };
+      this.commits.enqueue({
+        op: () => {
+          this.storageBatches.delete(key);
+          return this.writeStorage(owner, session, b.writes);
+        },
+        resolve: (out) => settleEach(b.waiters, out as (Map<string, string> | Error)[]),
+        reject: (err) => {
+          // a commit that failed before running the op (its BEGIN) leaves no batch behind for later writes
+          if (this.storageBatches.get(key) === b) this.storageBatches.delete(key);
+          failEach(b.waiters, err);
+        },
       });
       batch = b;
       this.storageBatches.set(key, batch);
     }
-    const i = batch.writes.push(write) - 1;
-    return batch.done.then((out) => {
-      const r = out[i];
-      if (r instanceof Error) throw r;
-      return r;
-    });
+    batch.writes.push(write);
+    batch.waiters.push(waiter);
   }
 
   private writeStorage(owner: StorageOwner, session: string, batch: readonly StorageWrite[]) {
