@@ -12,10 +12,12 @@
 import type pg from 'pg';
 import type * as collections from './collections.js';
 import {
+  failEach,
   failHitGroup,
   GroupCommit,
   type HitGroup,
   hitKey,
+  settleEach,
   settleHitGroup,
   toError,
   type Waiter,
@@ -242,9 +244,10 @@ export class PostgresHot implements HotState {
     write: StorageWrite,
     waiter: Waiter<Map<string, string>>,
   ): void {
+    // settled as the group commit settles its waiters: a waiter that throws rejects no promise here
     this.updateStorage(owner, session, write).then(
-      (v) => waiter.resolve(v),
-      (e) => waiter.reject(e),
+      (v) => settleEach([waiter], [v]),
+      (e) => failEach([waiter], e),
     );
   }
 
