@@ -102,6 +102,37 @@ describe.each(DIALECTS)('RequestLog on %s', (dialect) => {
     await rl.close();
   });
 
+  it('writes entries with large bodies in smaller steps: at most 64 Ki characters of bodies a step, one entry past it alone', async () => {
+    const p = await project();
+    const rl = new RequestLog(store, log, { keepPerProject: 1000 });
+    // S7's answers: 4.2 KB each; then one entry whose answer alone is past a step's budget
+    for (let n = 0; n < 200; n++) rl.record(p, { ...rec(n), sentBody: `${n}`.padEnd(4200, 'x') });
+    rl.record(p, { ...rec(200), body: 'b'.repeat(30_000), sentBody: 'y'.repeat(40_000) });
+    rl.record(p, rec(201));
+    const hot = store.hot;
+    const appendLog = hot.appendLog;
+    const steps: { rows: number; chars: number }[] = [];
+    hot.appendLog = (rows) => {
+      steps.push({
+        rows: rows.length,
+        chars: rows.reduce((n, r) => n + r.entry.body.length + (r.entry.response?.body.length ?? 0), 0),
+      });
+      return appendLog.call(hot, rows);
+    };
+    try {
+      await rl.flush();
+    } finally {
+      hot.appendLog = appendLog;
+    }
+    // 16 entries of 4.2 KB reach 64 Ki characters: steps of 16, the big entry closes the last one
+    expect(steps.map((t) => t.rows)).toEqual([16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 9, 1]);
+    for (const t of steps.slice(0, -2)) expect(t.chars - 4200).toBeLessThan(64 * 1024);
+    expect(steps.at(-2)?.chars).toBe(8 * 4200 + 70_000);
+    expect(await written(p)).toHaveLength(202);
+    expect((await written(p)).at(-1)).toBe('e201');
+    await rl.close();
+  });
+
   it('holds a flooded project back from the periodic flush, but not from a read', async () => {
     const flooded = await project();
     const quiet = await project();

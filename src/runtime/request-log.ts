@@ -17,7 +17,7 @@ import { type Pending, Ring, settle } from './request-log-ring.js';
 
 export type { LogRecord } from './request-log-ring.js';
 
-import type { LogStore } from './ports.js';
+import type { LogRow, LogStore } from './ports.js';
 
 type Listener = (entry: RequestLogEntry) => void;
 
@@ -40,6 +40,15 @@ export const FLOOD_WRITE_MS = { shared: 2000, single: 10_000 } as const;
  * about a millisecond.
  */
 const WRITE_CHUNK = 50;
+/**
+ * …and at most this many characters of bodies (request and answer) a step: 50 entries of S7's
+ * 4.2 KB answers (~250 KB of rows) held the loop 6–13 ms a step, twenty steps a flood interval, which
+ * was S7's p99 (21–59 ms in its later periods). A single larger entry is a step of its own.
+ */
+const WRITE_BODY_CHARS = 64 * 1024;
+
+/** The characters of an entry's bodies: what its row's size and its spelling's cost go by. */
+const bodyChars = (e: RequestLogEntry): number => e.body.length + (e.response?.body.length ?? 0);
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** How long a gap in the log's sequence is polled for a late commit. */
@@ -183,11 +192,16 @@ export class RequestLog {
     this.flushing = (async () => {
       let written = 0;
       try {
-        for (let i = 0; i < batch.length; i += WRITE_CHUNK) {
+        for (let i = 0; i < batch.length; ) {
           if (i > 0) await nextTurn();
-          const rows = batch
-            .slice(i, i + WRITE_CHUNK)
-            .map(({ projectId, ring, k }) => ({ projectId, entry: ring.entry(k) }));
+          const rows: LogRow[] = [];
+          let chars = 0;
+          while (i < batch.length && rows.length < WRITE_CHUNK && chars < WRITE_BODY_CHARS) {
+            const { projectId, ring, k } = batch[i++];
+            const entry = ring.entry(k);
+            chars += bodyChars(entry);
+            rows.push({ projectId, entry });
+          }
           await this.store.hot.appendLog(rows);
           written += rows.length;
         }
