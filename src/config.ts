@@ -45,8 +45,10 @@ export interface Config {
   caps: Caps;
   /** Import documents (OpenAPI and the other formats) up to this many bytes. */
   maxImportBytes: number;
-  /** Time one import document may take to parse and validate, ms. */
+  /** CPU time one import document may take to parse and validate, ms (its wall time: 30 times this). */
   importTimeoutMs: number;
+  /** Nice value of the import workers' threads, 0-19: what the mocks leave of a busy core (docs/limits.md). */
+  importNice: number;
   /** Bytes record mode inflates of one upstream answer; a larger one is not recorded. */
   maxRecordBytes: number;
   /** Header names (lower case) the request log keeps as `[redacted]`, besides the credentials. */
@@ -136,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     maxImportBytes: int(env, 'MOCKYARD_MAX_IMPORT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     importTimeoutMs: int(env, 'MOCKYARD_IMPORT_TIMEOUT_MS', 20_000, 100, 600_000),
+    importNice: int(env, 'MOCKYARD_IMPORT_NICE', 19, 0, 19),
     maxRecordBytes: int(env, 'MOCKYARD_MAX_RECORD_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     defaultPlan: plan(env.MOCKYARD_DEFAULT_PLAN),
     redactHeaders: (env.MOCKYARD_REDACT_HEADERS ?? '')

@@ -102,7 +102,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
         censor: '[redacted]',
       },
     });
-  configureParser({ timeoutMs: config.importTimeoutMs });
+  configureParser({ timeoutMs: config.importTimeoutMs, nice: config.importNice });
   configureRedaction(config.redactHeaders);
   const store = await openStore(config.databaseUrl);
   // one bound for every outbound request of this process (actions and the fallback proxy)

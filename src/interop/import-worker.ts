@@ -14,11 +14,14 @@ import { parseJsonLenient } from './json-comments.js';
 import { checkOpenApiVersion, loadedOrThrow, parseYaml } from './openapi-import.js';
 import { loadHere } from './openapi-load.js';
 import type { Task, WorkerAnswer } from './parser-pool.js';
+import { lowerOwnPriority, ownThreadId } from './thread-cpu.js';
 
 /** `WorkerAnswer` less its id, per member of the union. */
 type Answer = WorkerAnswer extends infer T ? (T extends unknown ? Omit<T, 'id'> : never) : never;
 
 const timeoutMs: number = workerData?.timeoutMs ?? 20_000;
+// the mocks of this process come first: this thread takes what they leave of a busy core (thread-cpu.ts)
+lowerOwnPriority(workerData?.nice ?? 0);
 /** The most files a zip may hold. */
 const ZIP_FILES = 5000;
 
@@ -98,4 +101,5 @@ parentPort?.on('message', async ({ id, task }: { id: number; task: Task }) => {
 await loadHere({ openapi: '3.0.3', info: { title: 'warm-up', version: '1' }, paths: {} }, timeoutMs).catch(
   () => undefined,
 );
-parentPort?.postMessage({ ready: true });
+// the pool charges a document this thread's CPU time, which it reads by the thread's id
+parentPort?.postMessage({ ready: true, tid: ownThreadId() });

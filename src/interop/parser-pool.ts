@@ -10,6 +10,11 @@
  * slow imports queue behind each other, never in front of every other user's (with two workers,
  * another user's import starts at once while one user's bomb runs out its budget).
  * A worker is stopped after a minute without work.
+ *
+ * The workers run at a lower priority than the mocks (`nice`, 19 by default in the server), and a
+ * document's budget is the CPU time its worker spent on it (interop/thread-cpu.ts), so an import on
+ * a core the mocks keep busy costs them little and waits rather than fails; past `wallMs` of waiting
+ * it fails as `503 unavailable` (the service, not the document, is at fault).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AppError, type ErrorCode, type ErrorDetail } from '../domain/errors.js';
 import type { LoadAnswer } from './openapi-load.js';
+import { threadCpuMs } from './thread-cpu.js';
 import type { Converted, ImportFormat } from './types.js';
 
 /**
@@ -46,8 +52,12 @@ export type WorkerAnswer =
 export interface ParserPoolOptions {
   /** workers at once */
   size?: number;
-  /** time one document may take, ms */
+  /** CPU time one document may take, ms (wall time where the thread's CPU time cannot be read) */
   timeoutMs?: number;
+  /** wall time one document may take, waiting for a core included, ms (30 × timeoutMs by default) */
+  wallMs?: number;
+  /** the workers' nice value, 0–19 (0: the mocks' priority) */
+  nice?: number;
   /** heap of one worker, MB (old generation; the young one is capped at a tenth of it) */
   heapMb?: number;
   /** idle time after which a worker is stopped, ms */
@@ -71,6 +81,8 @@ class Slot {
   ready: Promise<void> = Promise.resolve();
   busy = false;
   idle: NodeJS.Timeout | null = null;
+  /** the worker's thread id, which its ready message gives (null: its CPU time cannot be read) */
+  tid: number | null = null;
 }
 
 /**
@@ -98,6 +110,8 @@ export class ParserPool {
   private readonly running = new Set<string>();
   private nextId = 1;
   private readonly timeoutMs: number;
+  private readonly wallMs: number;
+  private readonly nice: number;
   private readonly heapMb: number;
   private readonly idleMs: number;
   private readonly workerUrl: URL | undefined;
@@ -108,6 +122,8 @@ export class ParserPool {
     this.bootMs = opts.bootMs ?? BOOT_MS;
     this.slots = Array.from({ length: opts.size ?? 2 }, () => new Slot());
     this.timeoutMs = opts.timeoutMs ?? 20_000;
+    this.wallMs = opts.wallMs ?? this.timeoutMs * 30;
+    this.nice = opts.nice ?? 0;
     this.heapMb = opts.heapMb ?? 512;
     this.idleMs = opts.idleMs ?? 60_000;
   }
@@ -180,9 +196,9 @@ export class ParserPool {
 
   private start(slot: Slot): Worker {
     const w = new Worker(this.workerUrl ?? workerFile(), {
-      // the parser's own time check is a backstop, a second past the pool's: the pool's timer must
-      // fire first, since it answers 422 document_too_complex (the parser's would read as invalid)
-      workerData: { timeoutMs: this.timeoutMs + 1000 },
+      // the parser's own time check (wall time) is a backstop, a second past the pool's last: the pool's
+      // timer must fire first, since it answers 422 document_too_complex (the parser's would read as invalid)
+      workerData: { timeoutMs: this.wallMs + 1000, nice: this.nice },
       resourceLimits: {
         maxOldGenerationSizeMb: this.heapMb,
         maxYoungGenerationSizeMb: Math.max(8, Math.floor(this.heapMb / 10)),
@@ -191,15 +207,44 @@ export class ParserPool {
     });
     w.unref();
     w.on('error', () => {});
+    slot.tid = null;
     slot.ready = new Promise<void>((resolve) => {
-      const onReady = (m: { ready?: boolean }) => {
+      const onReady = (m: { ready?: boolean; tid?: number | null }) => {
         if (m?.ready !== true) return;
         w.off('message', onReady);
+        if (slot.worker === w) slot.tid = typeof m.tid === 'number' ? m.tid : null;
         resolve();
       };
       w.on('message', onReady);
     });
     return w;
+  }
+
+  /**
+   * The document's budget from now: `timeoutMs` of the worker thread's CPU time (of wall time where
+   * that cannot be read) and `wallMs` of wall time, whichever runs out first. Returns its cancel.
+   */
+  private budget(
+    tid: number | null,
+    fail: (message: string, code?: 'document_too_complex' | 'unavailable') => void,
+  ): () => void {
+    const cpu0 = threadCpuMs(tid);
+    const t0 = Date.now();
+    let timer: NodeJS.Timeout;
+    const check = () => {
+      const waited = Date.now() - t0;
+      const cpu = cpu0 === null ? null : threadCpuMs(tid);
+      const used = cpu === null || cpu0 === null ? waited : cpu - cpu0;
+      if (used >= this.timeoutMs) {
+        fail(`the document took longer than ${this.timeoutMs} ms to validate (nested $refs?)`);
+      } else if (waited >= this.wallMs) {
+        fail(`the import waited ${this.wallMs} ms for a busy server without finishing: try again`, 'unavailable');
+      } else {
+        timer = setTimeout(check, Math.max(10, Math.min(this.timeoutMs - used, this.wallMs - waited)));
+      }
+    };
+    timer = setTimeout(check, Math.min(this.timeoutMs, this.wallMs));
+    return () => clearTimeout(timer);
   }
 
   private stop(slot: Slot): Promise<unknown> {
@@ -222,7 +267,7 @@ export class ParserPool {
     let settled = false;
     const done = () => {
       settled = true;
-      clearTimeout(timer);
+      cancel();
       w.off('message', onMessage);
       w.off('exit', onExit);
       slot.busy = false;
@@ -248,17 +293,15 @@ export class ParserPool {
     const onExit = () =>
       fail(`the document needs more than the ${this.heapMb} MB a document may use to validate (nested $refs?)`);
     // the budget counts from the moment the worker is ready (a new one loads its modules first)
-    let timer = setTimeout(
+    const boot = setTimeout(
       () => fail(`the import worker did not start within ${this.bootMs} ms`, 'unavailable'),
       this.bootMs,
     );
+    let cancel = () => clearTimeout(boot);
     void ready.then(() => {
       if (settled) return;
-      clearTimeout(timer);
-      timer = setTimeout(
-        () => fail(`the document took longer than ${this.timeoutMs} ms to validate (nested $refs?)`),
-        this.timeoutMs,
-      );
+      clearTimeout(boot);
+      cancel = this.budget(slot.tid, fail);
     });
     w.on('message', onMessage);
     w.on('exit', onExit);

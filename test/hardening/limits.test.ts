@@ -369,6 +369,7 @@ describe('docs/limits.md', () => {
     ['MOCKYARD_MAX_EGRESS_IN_FLIGHT', defaults.maxEgressInFlight],
     ['MOCKYARD_MAX_IMPORT_BYTES', defaults.maxImportBytes],
     ['MOCKYARD_IMPORT_TIMEOUT_MS', defaults.importTimeoutMs],
+    ['MOCKYARD_IMPORT_NICE', defaults.importNice],
     ['MOCKYARD_MAX_RENDER_CHARS', defaults.caps.renderChars],
     ['MOCKYARD_MAX_STORED_VALUE_BYTES', defaults.caps.storedValueBytes],
     ['MOCKYARD_MAX_STORED_NAMES', defaults.caps.storedNames],

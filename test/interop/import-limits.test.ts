@@ -1,12 +1,13 @@
 /**
  * Imports against the service's limits (docs/limits.md): an OpenAPI import past the endpoints per
  * project creates nothing, and a project import obeys the endpoints-per-project and projects-per-user
- * limits.
+ * limits; the import workers run at the priority `MOCKYARD_IMPORT_NICE` gives them (19 by default).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, startTestServer, type TestServer } from '../helpers/server.js';
+import { freshDatabase } from '../helpers/databases.js';
+import { ROOT, spawnServer, startTestServer, type TestServer } from '../helpers/server.js';
 
 const PETSTORE = fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'petstore.yaml'), 'utf8');
 
@@ -64,5 +65,43 @@ describe('project import limits', () => {
     const third = await s.client.api('POST', '/api/projects/import', doc, u.token);
     expect([third.status, third.json.error.code]).toEqual([422, 'limit_exceeded']);
     expect((await s.client.api('GET', '/api/projects', undefined, u.token)).json).toHaveLength(2);
+  });
+});
+
+/** The nice values of a process's threads that are not 0 (Linux: /proc), or null elsewhere. */
+function niceThreads(pid: number): number[] | null {
+  try {
+    return fs
+      .readdirSync(`/proc/${pid}/task`)
+      .map((t) => {
+        const line = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'latin1');
+        return Number(line.slice(line.lastIndexOf(')') + 2).split(' ')[16]);
+      })
+      .filter((n) => n !== 0);
+  } catch {
+    return null;
+  }
+}
+
+describe.runIf(fs.existsSync('/proc/thread-self'))('import workers’ priority', () => {
+  it.each([
+    [{}, 19],
+    [{ MOCKYARD_IMPORT_NICE: '11' }, 11],
+  ])('with %j the worker thread that ran an import runs at nice %d, the rest at 0', async (env, nice) => {
+    const db = await freshDatabase('sqlite');
+    const child = await spawnServer(db.url, env);
+    try {
+      const u = await child.client.user();
+      const p = await child.client.project(u.token);
+      expect(niceThreads(child.proc.pid as number)).toEqual([]);
+      const r = await child.client.api('POST', `/api/projects/${p.id}/import/openapi`, PETSTORE, u.token, {
+        'content-type': 'application/yaml',
+      });
+      expect(r.status).toBe(200);
+      expect(niceThreads(child.proc.pid as number)).toEqual([nice]);
+    } finally {
+      await child.stop();
+      await db.drop();
+    }
   });
 });
