@@ -4,39 +4,15 @@
  */
 import type { RequestLogEntry } from '../domain/model.js';
 import type { CompiledStep } from './compile.js';
+import { fitted, putLength, putString, Slabs, utf8Bytes } from './request-log-bytes.js';
 import { type LogRecord, type Pending, SENT_BODY_CHARS, settle } from './request-log-entry.js';
 import type { OutHeaders } from './respond.js';
 
 export { type LogRecord, type Pending, SENT_BODY_CHARS, settle } from './request-log-entry.js';
 
-/**
- * Writes a latin1 string (node's parser makes one byte per character of the URL and header lines)
- * at `o`; a plain loop beats the native call for the short strings of a request.
- */
-function putLatin1(b: Buffer, s: string, o: number): number {
-  const n = s.length;
-  if (n > 64) return b.write(s, o, 'latin1');
-  for (let i = 0; i < n; i++) b[o + i] = s.charCodeAt(i);
-  return n;
-}
-
 /** An entry's request text up to this many bytes is copied (see Ring): a body at
  * the log's 64 Ki characters and node's 32 KiB of header lines fit. */
 const COPY_MAX = 256 * 1024;
-
-/** UTF-8 bytes of `s`: an upper bound for a short one (no scan), exact for a longer one. */
-const utf8Bytes = (s: string): number => (s.length * 3 <= 256 ? s.length * 3 : Buffer.byteLength(s, 'utf8'));
-
-/**
- * A place's own buffer for `need` bytes (text past its arena region): the one it has when that
- * fits and is not far too big (so a place that once held a big entry gives the memory back), else
- * a new one. Unpooled: a long-lived slice of node's shared 8 KiB pool would keep its whole slab
- * alive.
- */
-function fitted(b: Buffer | null, need: number): Buffer {
-  if (b !== null && b.length >= need && (b.length <= 1024 || b.length <= 4 * need)) return b;
-  return Buffer.allocUnsafeSlow(need <= 256 ? 256 : Math.ceil(need / 1024) * 1024);
-}
 
 /** Bytes of a place's own region of the ring's arena; a bigger entry's text gets a buffer of its own. */
 const REGION = 256;
@@ -103,6 +79,7 @@ export class Ring {
    * request: kept by reference it would be promoted, and old-space collections of that garbage
    * held the loop 5–6 ms every ~2 s under S3) */
   private big: (Buffer | null)[] = [];
+  private readonly slabs = new Slabs();
   private refs: (Text | null)[] = [];
   private actionLists: RequestLogEntry['actions'][] = [];
   private ruleLists: RequestLogEntry['rules'][] = [];
@@ -329,7 +306,7 @@ export class Ring {
       b = this.arena;
       o = i * REGION;
     } else {
-      b = fitted(this.big[i] ?? null, need);
+      b = fitted(this.big[i] ?? null, need, this.slabs);
       this.big[i] = b;
       this.flags[i] |= 4;
       o = 0;
@@ -377,21 +354,4 @@ function listAt<T>(lists: T[][], i: number): T[] {
     lists[i] = list;
   }
   return list;
-}
-
-/** Writes `s` behind its byte length at `o`; the offset after it. */
-function putString(b: Buffer, s: string, o: number, utf8: boolean): number {
-  const n = s.length === 0 ? 0 : utf8 ? b.write(s, o + 4, 'utf8') : putLatin1(b, s, o + 4);
-  putLength(b, n, o);
-  return o + 4 + n;
-}
-
-/** A length (or SHARED) as 4 bytes, little-endian, as `readUInt32LE` reads it; the offset after
- * it. Plain stores: the checked `writeUInt32LE` costs more, six times a request. */
-function putLength(b: Buffer, n: number, o: number): number {
-  b[o] = n & 0xff;
-  b[o + 1] = (n >>> 8) & 0xff;
-  b[o + 2] = (n >>> 16) & 0xff;
-  b[o + 3] = n >>> 24;
-  return o + 4;
 }
