@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { lintProject } from '../interop/contract-lint.js';
-import { loadContract, parseDocument } from '../interop/contract-load.js';
+import { loadContract } from '../interop/contract-load.js';
 import { type ApiDeps, caller, type Params } from './context.js';
 
 const tags = ['contract'];
@@ -19,8 +19,14 @@ export const ContractAnswer = Type.Object({
 });
 
 /** Attaches a document as the project's contract: its format, operation count and warnings. */
-export async function attachContract(deps: ApiDeps, ownerId: string, projectId: string, input: unknown) {
-  const loaded = await loadContract(ownerId, input);
+/** Loads the document (JSON or YAML text) in an import worker and stores it as the project's contract. */
+export async function attachContract(
+  deps: ApiDeps,
+  ownerId: string,
+  projectId: string,
+  source: { text: string; yaml: boolean },
+) {
+  const loaded = await loadContract(ownerId, source);
   await deps.store.contracts.put(ownerId, projectId, loaded);
   return { format: loaded.format, operations: loaded.operations, warnings: loaded.warnings };
 }
@@ -44,7 +50,7 @@ export function contractRoutes(scope: FastifyInstance, deps: ApiDeps, yamlTypes:
       await store.projects.require(me.id, req.params.projectId);
       const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
       const text = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-      return attachContract(deps, me.id, req.params.projectId, parseDocument(text, yamlTypes.includes(type)));
+      return attachContract(deps, me.id, req.params.projectId, { text, yaml: yamlTypes.includes(type) });
     },
   );
 

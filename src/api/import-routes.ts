@@ -12,7 +12,6 @@ import { RULE_LIMITS } from '../domain/model.js';
 import { ImportReportRecord } from '../domain/records.js';
 import { ErrorSchema } from '../domain/schemas.js';
 import { applyImport, type ImportReport, type OnConflict } from '../interop/apply.js';
-import { parseDocument } from '../interop/contract-load.js';
 import { importPool } from '../interop/openapi-import.js';
 import { FOREIGN_FORMATS, type ImportFormat } from '../interop/types.js';
 import { type ApiDeps, caller, type Params } from './context.js';
@@ -134,6 +133,12 @@ export function importRoutes(app: FastifyInstance, deps: ApiDeps): void {
           const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
           const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
           const zip = ZIP_TYPES.includes(type);
+          // the document's text for the contract, read before the upload's bytes are moved to the worker
+          // (an unpooled body, any over 4 KiB, is transferred and left empty here)
+          const contractText =
+            !zip && (format === 'openapi' || format === null) && req.query.contract !== 'false'
+              ? body.toString('utf8')
+              : null;
           const converted = zip
             ? await importPool().convertZip(me.id, body, config.maxImportBytes)
             : await importPool().convert(me.id, body, YAML_TYPES.includes(type), format);
@@ -150,10 +155,9 @@ export function importRoutes(app: FastifyInstance, deps: ApiDeps): void {
               message:
                 'a description from a zip is not attached as the contract: attach one document with PUT …/contract',
             });
-          else if (converted.format === 'openapi' && req.query.contract !== 'false') {
+          else if (converted.format === 'openapi' && contractText !== null) {
             try {
-              const doc = parseDocument(body.toString('utf8'), YAML_TYPES.includes(type));
-              await attachContract(deps, me.id, project.id, doc);
+              await attachContract(deps, me.id, project.id, { text: contractText, yaml: YAML_TYPES.includes(type) });
             } catch (e) {
               report.warnings.push({
                 pointer: '',

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { loadMockFiles } from '../files/load.js';
 import { type LintReport, lintProject } from '../interop/contract-lint.js';
-import { loadContract, parseDocument } from '../interop/contract-load.js';
+import { loadContract } from '../interop/contract-load.js';
 import { importPool } from '../interop/openapi-import.js';
 import { CliError, parse, print, UsageError } from './common.js';
 import { HELP } from './help.js';
@@ -42,7 +42,7 @@ export async function lint(args: string[]): Promise<void> {
     );
   }
   try {
-    const loaded = await loadContract('cli', parseDocument(text, !/\.json$/i.test(contractFile)));
+    const loaded = await loadContract('cli', { text, yaml: !/\.json$/i.test(contractFile) });
     const mocks = await loadMockFiles(positionals[0]);
     const endpoints = mocks.endpoints.map((e) => ({
       id: `${e.method} ${e.path}`,

@@ -9,6 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { AppError } from '../domain/errors.js';
 import { zipBundle } from './bundle.js';
 import { BundleFileError, convertBundle } from './bundle-convert.js';
+import { buildContract, parseDocument } from './contract-load.js';
 import { convertDocument } from './convert.js';
 import { parseJsonLenient } from './json-comments.js';
 import { checkOpenApiVersion, loadedOrThrow, parseYaml } from './openapi-import.js';
@@ -51,6 +52,14 @@ async function run(task: Task): Promise<Answer> {
   if (task.kind === 'load') {
     return { kind: 'load', ...(await loadHere(task.doc as Record<string, unknown>, timeoutMs)) };
   }
+  if (task.kind === 'contract') {
+    try {
+      const input = task.text !== undefined ? parseDocument(task.text, task.yaml === true) : task.input;
+      return { kind: 'contract', ok: true, contract: await buildContract(input, loadHereOrThrow) };
+    } catch (e) {
+      return { kind: 'contract', ok: false, error: errorOf(e) };
+    }
+  }
   try {
     if (task.kind === 'zip') {
       const bundle = await zipBundle(task.input, { maxBytes: task.maxBytes, maxFiles: ZIP_FILES });
@@ -72,18 +81,15 @@ async function run(task: Task): Promise<Answer> {
         : task.input;
     return { kind: 'convert', ok: true, conv: await convertDocument(doc, task.format, loadHereOrThrow) };
   } catch (e) {
-    if (e instanceof AppError)
-      return { kind: 'convert', ok: false, error: { code: e.code, message: e.message, details: e.details } };
-    return {
-      kind: 'convert',
-      ok: false,
-      error: {
-        code: 'validation_failed',
-        message: String((e as Error)?.message ?? e),
-        details: [{ path: '/', message: String((e as Error)?.message ?? e) }],
-      },
-    };
+    return { kind: 'convert', ok: false, error: errorOf(e) };
   }
+}
+
+/** The API's error for a failed task: an AppError as it is, anything else as the document's fault. */
+function errorOf(e: unknown): Extract<Answer, { ok: false; kind: 'convert' }>['error'] {
+  if (e instanceof AppError) return { code: e.code, message: e.message, details: e.details };
+  const message = String((e as Error)?.message ?? e);
+  return { code: 'validation_failed', message, details: [{ path: '/', message }] };
 }
 
 parentPort?.on('message', async ({ id, task }: { id: number; task: Task }) => {

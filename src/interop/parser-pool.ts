@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AppError, type ErrorCode, type ErrorDetail } from '../domain/errors.js';
+import type { LoadedContract } from './contract-load.js';
 import type { LoadAnswer } from './openapi-load.js';
 import { threadCpuMs } from './thread-cpu.js';
 import type { Converted, ImportFormat } from './types.js';
@@ -42,12 +43,18 @@ export type Task =
   | { kind: 'load'; doc: unknown }
   | { kind: 'convert'; input: Uint8Array | unknown; yaml: boolean; format: ImportFormat | null }
   /** a `.zip` of mock files (interop/bundle.ts), at most `maxBytes` once inflated */
-  | { kind: 'zip'; input: Uint8Array; maxBytes: number };
+  | { kind: 'zip'; input: Uint8Array; maxBytes: number }
+  /** a contract (interop/contract-load.ts): a parsed document, or JSON or YAML text */
+  | { kind: 'contract'; input?: unknown; text?: string; yaml?: boolean };
+
+type WorkerError = { code: ErrorCode; message: string; details?: ErrorDetail[] };
 
 export type WorkerAnswer =
   | ({ id: number; kind: 'load' } & LoadAnswer)
   | { id: number; kind: 'convert'; ok: true; conv: Converted }
-  | { id: number; kind: 'convert'; ok: false; error: { code: ErrorCode; message: string; details?: ErrorDetail[] } };
+  | { id: number; kind: 'convert'; ok: false; error: WorkerError }
+  | { id: number; kind: 'contract'; ok: true; contract: LoadedContract }
+  | { id: number; kind: 'contract'; ok: false; error: WorkerError };
 
 export interface ParserPoolOptions {
   /** workers at once */
@@ -155,6 +162,14 @@ export class ParserPool {
     const a = await this.run(owner, { kind: 'zip', input, maxBytes });
     if (a.kind !== 'convert') throw new Error('unexpected worker answer');
     if (a.ok) return a.conv;
+    throw new AppError(a.error.code, a.error.message, a.error.details);
+  }
+
+  /** Checks, resolves and compiles a contract in a worker (interop/contract-load.ts); throws the API's error. */
+  async contract(owner: string, source: { input: unknown } | { text: string; yaml: boolean }): Promise<LoadedContract> {
+    const a = await this.run(owner, { kind: 'contract', ...source });
+    if (a.kind !== 'contract') throw new Error('unexpected worker answer');
+    if (a.ok) return a.contract;
     throw new AppError(a.error.code, a.error.message, a.error.details);
   }
 
@@ -308,7 +323,8 @@ export class ParserPool {
     try {
       const t = job.task;
       // the uploaded bytes are moved, not copied: a 32 MiB body costs the main thread nothing here
-      const transfer = t.kind !== 'load' && t.input instanceof Uint8Array ? [ownBuffer(t)] : [];
+      const transfer =
+        (t.kind === 'convert' || t.kind === 'zip') && t.input instanceof Uint8Array ? [ownBuffer(t)] : [];
       w.postMessage({ id, task: t }, transfer);
     } catch {
       if (settled) return;

@@ -20,10 +20,10 @@ export class Contracts {
   async put(
     ownerId: string,
     projectId: string,
-    c: { format: string; document: unknown; resolved: string },
+    c: { format: string; documentJson: string; resolved: string },
   ): Promise<void> {
     await this.projects.require(ownerId, projectId);
-    const row = { format: c.format, document: JSON.stringify(c.document), resolved: c.resolved, updated_at: nowIso() };
+    const row = { format: c.format, document: c.documentJson, resolved: c.resolved, updated_at: nowIso() };
     await this.core.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('contracts').where('project_id', '=', projectId).execute();
       await trx

@@ -26,17 +26,17 @@ describe('a 12 MiB import', () => {
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
 
-  it('imports, answers every operation, and holds the event loop under 100 ms', async () => {
+  it('imports, answers every operation, and holds the event loop under 100 ms (1 s with the contract)', async () => {
     expect(fs.statSync(file).size).toBeGreaterThan(12 * 1024 * 1024);
     const u = await s.client.user();
     /** One import into a new project, the server's longest event-loop hold while it ran. */
-    const importOnce = async () => {
+    const importOnce = async (query = '?contract=false') => {
       const p = await s.client.project(u.token);
       const uploader = `
         const body = require('node:fs').readFileSync(${JSON.stringify(file)});
-        fetch(${JSON.stringify(`${s.client.base}/api/projects/${p.id}/import`)}, {
+        fetch(${JSON.stringify(`${s.client.base}/api/projects/${p.id}/import${query}`)}, {
           method: 'POST', body, headers: { authorization: 'Bearer ${u.token}', 'content-type': 'application/json' },
-        }).then(async (r) => { const t = await r.text(); process.stdout.write(r.status + ' ' + t.length + ' ' + t.slice(0, 200)); });`;
+        }).then(async (r) => { const t = await r.text(); process.stdout.write(r.status + ' ' + t.length + ' ' + t.slice(0, 200) + ' … ' + t.slice(-300)); });`;
       const delay = monitorEventLoopDelay({ resolution: 5 });
       delay.enable();
       const out = await new Promise<string>((resolve, reject) => {
@@ -50,7 +50,7 @@ describe('a 12 MiB import', () => {
       });
       delay.disable();
       expect(out).toMatch(/^200 /);
-      return { p, worstMs: delay.max / 1e6 };
+      return { p, worstMs: delay.max / 1e6, out };
     };
     // The bound is on what the import does to the event loop. On a 2-core machine running other
     // test files at once, the OS can also deschedule the loop; a hold the code causes shows in every
@@ -66,6 +66,15 @@ describe('a 12 MiB import', () => {
     );
     const p = attempt.p;
 
+    // attached as the contract as well (the default), the document is checked and resolved in the
+    // worker too; what is left on the main thread is storing it and its resolved form (38 MB of text
+    // in one SQLite statement, ~0.25 s: docs/limits.md) — bounded here as a fault check
+    const withContract = await importOnce('');
+    expect(withContract.out).toMatch(/"warnings":\[\]/);
+    expect(withContract.worstMs).toBeLessThan(1000);
+    const contract = await s.client.api('GET', `/api/projects/${withContract.p.id}/contract`, undefined, u.token);
+    expect([contract.status, Object.keys(contract.json.paths)]).toEqual([200, expect.any(Array)]);
+
     const endpoints = (await s.client.api('GET', `/api/projects/${p.id}/endpoints`, undefined, u.token)).json;
     expect(endpoints).toHaveLength(OPERATIONS);
     for (const e of endpoints as { method: string; path: string }[]) {
@@ -75,5 +84,5 @@ describe('a 12 MiB import', () => {
     const sample = await s.client.mock(p.id, 'GET', '/repos/octocat/thing7');
     expect(Object.keys(sample.json)).toHaveLength(30);
     expect(sample.json.field_0).toMatchObject({ id: expect.any(Number), email: expect.stringContaining('@') });
-  }, 120_000);
+  }, 240_000);
 });
