@@ -19,14 +19,14 @@ export const ContractAnswer = Type.Object({
 });
 
 /** Attaches a document as the project's contract: its format, operation count and warnings. */
-/** Loads the document (JSON or YAML text) in an import worker and stores it as the project's contract. */
+/** Loads the document (JSON or YAML text, its bytes moved to the worker) in an import worker and stores it as the project's contract. */
 export async function attachContract(
   deps: ApiDeps,
   ownerId: string,
   projectId: string,
-  source: { text: string; yaml: boolean },
+  source: { bytes: Uint8Array; yaml: boolean },
 ) {
-  const loaded = await loadContract(ownerId, source);
+  const loaded = await loadContract(ownerId, source.bytes, source.yaml);
   await deps.store.contracts.put(ownerId, projectId, loaded);
   return { format: loaded.format, operations: loaded.operations, warnings: loaded.warnings };
 }
@@ -49,8 +49,8 @@ export function contractRoutes(scope: FastifyInstance, deps: ApiDeps, yamlTypes:
       const me = caller(req);
       await store.projects.require(me.id, req.params.projectId);
       const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-      const text = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-      return attachContract(deps, me.id, req.params.projectId, { text, yaml: yamlTypes.includes(type) });
+      const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      return attachContract(deps, me.id, req.params.projectId, { bytes, yaml: yamlTypes.includes(type) });
     },
   );
 

@@ -133,11 +133,11 @@ export function importRoutes(app: FastifyInstance, deps: ApiDeps): void {
           const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
           const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
           const zip = ZIP_TYPES.includes(type);
-          // the document's text for the contract, read before the upload's bytes are moved to the worker
-          // (an unpooled body, any over 4 KiB, is transferred and left empty here)
-          const contractText =
+          // a copy of the document for the contract, made before the upload's bytes are moved to the worker
+          // (an unpooled body, any over 4 KiB, is transferred and left empty here); moved in its turn
+          const contractBytes =
             !zip && (format === 'openapi' || format === null) && req.query.contract !== 'false'
-              ? body.toString('utf8')
+              ? Buffer.from(body)
               : null;
           const converted = zip
             ? await importPool().convertZip(me.id, body, config.maxImportBytes)
@@ -155,9 +155,9 @@ export function importRoutes(app: FastifyInstance, deps: ApiDeps): void {
               message:
                 'a description from a zip is not attached as the contract: attach one document with PUT …/contract',
             });
-          else if (converted.format === 'openapi' && contractText !== null) {
+          else if (converted.format === 'openapi' && contractBytes !== null) {
             try {
-              await attachContract(deps, me.id, project.id, { text: contractText, yaml: YAML_TYPES.includes(type) });
+              await attachContract(deps, me.id, project.id, { bytes: contractBytes, yaml: YAML_TYPES.includes(type) });
             } catch (e) {
               report.warnings.push({
                 pointer: '',

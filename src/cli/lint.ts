@@ -33,16 +33,16 @@ export async function lint(args: string[]): Promise<void> {
   const contractFile = values.contract as string | undefined;
   if (!contractFile) throw new UsageError('--contract <openapi file> is required');
   if (positionals.length !== 1) throw new UsageError('lint takes one <mocks file or folder>');
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = fs.readFileSync(contractFile, 'utf8');
+    bytes = fs.readFileSync(contractFile);
   } catch (e) {
     throw new CliError(
       `cannot read ${contractFile}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
     );
   }
   try {
-    const loaded = await loadContract('cli', { text, yaml: !/\.json$/i.test(contractFile) });
+    const loaded = await loadContract('cli', bytes, !/\.json$/i.test(contractFile));
     const mocks = await loadMockFiles(positionals[0]);
     const endpoints = mocks.endpoints.map((e) => ({
       id: `${e.method} ${e.path}`,

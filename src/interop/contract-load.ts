@@ -51,12 +51,12 @@ export function parseDocument(text: string, yaml: boolean): unknown {
   return parseYaml(text);
 }
 
-/** Loads a contract (parsed, or JSON or YAML text) in an import worker; throws the API's error. */
-export function loadContract(
-  owner: string,
-  source: { input: unknown } | { text: string; yaml: boolean },
-): Promise<LoadedContract> {
-  return importPool().contract(owner, source);
+/**
+ * Loads a contract from its JSON or YAML text (UTF-8 bytes, moved to the worker: the caller keeps no
+ * use of them) in an import worker; throws the API's error.
+ */
+export function loadContract(owner: string, bytes: Uint8Array, yaml: boolean): Promise<LoadedContract> {
+  return importPool().contract(owner, bytes, yaml);
 }
 
 /** A contract's document, checked, resolved and compiled, in the calling thread (the import worker). */

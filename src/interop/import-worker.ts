@@ -54,7 +54,7 @@ async function run(task: Task): Promise<Answer> {
   }
   if (task.kind === 'contract') {
     try {
-      const input = task.text !== undefined ? parseDocument(task.text, task.yaml === true) : task.input;
+      const input = parseDocument(utf8(task.input), task.yaml);
       return { kind: 'contract', ok: true, contract: await buildContract(input, loadHereOrThrow) };
     } catch (e) {
       return { kind: 'contract', ok: false, error: errorOf(e) };
@@ -72,18 +72,15 @@ async function run(task: Task): Promise<Answer> {
         ]);
       }
     }
-    const doc =
-      task.input instanceof Uint8Array
-        ? parse(
-            Buffer.from(task.input.buffer, task.input.byteOffset, task.input.byteLength).toString('utf8'),
-            task.yaml,
-          )
-        : task.input;
+    const doc = task.input instanceof Uint8Array ? parse(utf8(task.input), task.yaml) : task.input;
     return { kind: 'convert', ok: true, conv: await convertDocument(doc, task.format, loadHereOrThrow) };
   } catch (e) {
     return { kind: 'convert', ok: false, error: errorOf(e) };
   }
 }
+
+/** The text of uploaded UTF-8 bytes. */
+const utf8 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
 
 /** The API's error for a failed task: an AppError as it is, anything else as the document's fault. */
 function errorOf(e: unknown): Extract<Answer, { ok: false; kind: 'convert' }>['error'] {

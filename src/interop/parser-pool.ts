@@ -44,8 +44,8 @@ export type Task =
   | { kind: 'convert'; input: Uint8Array | unknown; yaml: boolean; format: ImportFormat | null }
   /** a `.zip` of mock files (interop/bundle.ts), at most `maxBytes` once inflated */
   | { kind: 'zip'; input: Uint8Array; maxBytes: number }
-  /** a contract (interop/contract-load.ts): a parsed document, or JSON or YAML text */
-  | { kind: 'contract'; input?: unknown; text?: string; yaml?: boolean };
+  /** a contract (interop/contract-load.ts): its JSON or YAML text as UTF-8 bytes */
+  | { kind: 'contract'; input: Uint8Array; yaml: boolean };
 
 type WorkerError = { code: ErrorCode; message: string; details?: ErrorDetail[] };
 
@@ -101,7 +101,7 @@ class Slot {
 const BOOT_MS = 30_000;
 
 /** The task's bytes in an ArrayBuffer of their own (a pooled Buffer shares one: copy it once). */
-function ownBuffer(t: Extract<Task, { kind: 'convert' | 'zip' }>): ArrayBuffer {
+function ownBuffer(t: Extract<Task, { kind: 'convert' | 'zip' | 'contract' }>): ArrayBuffer {
   const b = t.input as Uint8Array;
   if (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer) return b.buffer;
   const copy = new Uint8Array(b);
@@ -166,8 +166,8 @@ export class ParserPool {
   }
 
   /** Checks, resolves and compiles a contract in a worker (interop/contract-load.ts); throws the API's error. */
-  async contract(owner: string, source: { input: unknown } | { text: string; yaml: boolean }): Promise<LoadedContract> {
-    const a = await this.run(owner, { kind: 'contract', ...source });
+  async contract(owner: string, input: Uint8Array, yaml: boolean): Promise<LoadedContract> {
+    const a = await this.run(owner, { kind: 'contract', input, yaml });
     if (a.kind !== 'contract') throw new Error('unexpected worker answer');
     if (a.ok) return a.contract;
     throw new AppError(a.error.code, a.error.message, a.error.details);
@@ -323,8 +323,7 @@ export class ParserPool {
     try {
       const t = job.task;
       // the uploaded bytes are moved, not copied: a 32 MiB body costs the main thread nothing here
-      const transfer =
-        (t.kind === 'convert' || t.kind === 'zip') && t.input instanceof Uint8Array ? [ownBuffer(t)] : [];
+      const transfer = t.kind !== 'load' && t.input instanceof Uint8Array ? [ownBuffer(t)] : [];
       w.postMessage({ id, task: t }, transfer);
     } catch {
       if (settled) return;

@@ -39,9 +39,9 @@ export function lowerOwnPriority(nice: number): boolean {
 }
 
 /** The fields of a thread's stat line after its name (the name may hold spaces and parentheses). */
-function statFields(tid: number): string[] | null {
+function statFields(tid: number, pid: number | 'self' = 'self'): string[] | null {
   try {
-    const line = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
+    const line = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'latin1');
     return line.slice(line.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
@@ -58,9 +58,9 @@ export function threadCpuMs(tid: number | null): number | null {
   return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_S : null;
 }
 
-/** The thread's nice value, or null when unreadable (tests). */
-export function threadNice(tid: number): number | null {
-  const f = statFields(tid);
+/** The nice value of thread `tid` of process `pid` (this one by default), or null when unreadable (tests). */
+export function threadNice(tid: number, pid: number | 'self' = 'self'): number | null {
+  const f = statFields(tid, pid);
   // after the name: … priority(15) nice(16)
   return f && f.length > 16 ? Number(f[16]) : null;
 }

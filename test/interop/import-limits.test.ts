@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { threadNice } from '../../src/interop/thread-cpu.js';
 import { freshDatabase } from '../helpers/databases.js';
 import { ROOT, spawnServer, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -70,17 +71,11 @@ describe('project import limits', () => {
 
 /** The nice values of a process's threads that are not 0 (Linux: /proc), or null elsewhere. */
 function niceThreads(pid: number): number[] | null {
-  try {
-    return fs
-      .readdirSync(`/proc/${pid}/task`)
-      .map((t) => {
-        const line = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'latin1');
-        return Number(line.slice(line.lastIndexOf(')') + 2).split(' ')[16]);
-      })
-      .filter((n) => n !== 0);
-  } catch {
-    return null;
-  }
+  if (!fs.existsSync(`/proc/${pid}/task`)) return null;
+  return fs
+    .readdirSync(`/proc/${pid}/task`)
+    .map((t) => threadNice(Number(t), pid))
+    .filter((n): n is number => n !== null && n !== 0); // null: a thread that ended meanwhile
 }
 
 describe.runIf(fs.existsSync('/proc/thread-self'))('import workers’ priority', () => {
