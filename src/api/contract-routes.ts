@@ -18,9 +18,12 @@ export const ContractAnswer = Type.Object({
   warnings: Type.Array(Type.Object({ pointer: Type.String(), message: Type.String() })),
 });
 
-/** Attaches a document as the project's contract: its format, operation count and warnings. */
-/** Loads the document (JSON or YAML text, its bytes moved to the worker) in an import worker and stores it as the project's contract. */
-export async function attachContract(
+/**
+ * Loads the document (JSON or YAML text, its bytes moved to the worker) in an import worker and stores
+ * it as the project's contract: its format, operation count and warnings. (An import loads it in the
+ * task that converts the mocks: api/import-routes.ts.)
+ */
+async function attachContract(
   deps: ApiDeps,
   ownerId: string,
   projectId: string,

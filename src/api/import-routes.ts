@@ -8,6 +8,7 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { AppError } from '../domain/errors.js';
 import { RULE_LIMITS } from '../domain/model.js';
 import { ImportReportRecord } from '../domain/records.js';
 import { ErrorSchema } from '../domain/schemas.js';
@@ -15,7 +16,7 @@ import { applyImport, type ImportReport, type OnConflict } from '../interop/appl
 import { importPool } from '../interop/openapi-import.js';
 import { FOREIGN_FORMATS, type ImportFormat } from '../interop/types.js';
 import { type ApiDeps, caller, type Params } from './context.js';
-import { attachContract, contractRoutes } from './contract-routes.js';
+import { contractRoutes } from './contract-routes.js';
 import { graphqlRoutes } from './graphql-routes.js';
 
 /** YAML media types accepted by the imports (JSON is parsed by the app's JSON parser). */
@@ -133,36 +134,34 @@ export function importRoutes(app: FastifyInstance, deps: ApiDeps): void {
           const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
           const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
           const zip = ZIP_TYPES.includes(type);
-          // a copy of the document for the contract, made before the upload's bytes are moved to the worker
-          // (an unpooled body, any over 4 KiB, is transferred and left empty here); moved in its turn
-          const contractBytes =
-            !zip && (format === 'openapi' || format === null) && req.query.contract !== 'false'
-              ? Buffer.from(body)
-              : null;
-          const converted = zip
-            ? await importPool().convertZip(me.id, body, config.maxImportBytes)
-            : await importPool().convert(me.id, body, YAML_TYPES.includes(type), format);
+          // an OpenAPI or Swagger import attaches its document as the contract too (docs/contract.md),
+          // loaded by the same worker task as the mocks
+          const withContract = !zip && (format === 'openapi' || format === null) && req.query.contract !== 'false';
+          const { conv: converted, contract } = zip
+            ? { conv: await importPool().convertZip(me.id, body, config.maxImportBytes), contract: null }
+            : withContract
+              ? await importPool().convertWithContract(me.id, body, YAML_TYPES.includes(type), format)
+              : { conv: await importPool().convert(me.id, body, YAML_TYPES.includes(type), format), contract: null };
           const report = await applyImport(store, me.id, project, converted, {
             onConflict: req.query.onConflict ?? 'fail',
             maxEndpoints: config.maxEndpointsPerProject,
             rulesPerEndpoint: RULE_LIMITS[me.plan],
             storage: config.caps,
           });
-          // an OpenAPI import attaches its document as the contract too (docs/contract.md)
+          const notAttached = (why: string) =>
+            report.warnings.push({ pointer: '', message: `the document is not attached as the contract: ${why}` });
           if (zip && (converted.format === 'openapi' || converted.format === 'swagger'))
             report.warnings.push({
               pointer: '',
               message:
                 'a description from a zip is not attached as the contract: attach one document with PUT …/contract',
             });
-          else if (converted.format === 'openapi' && contractBytes !== null) {
+          else if (contract instanceof AppError) notAttached(contract.message);
+          else if (contract !== null) {
             try {
-              await attachContract(deps, me.id, project.id, { bytes: contractBytes, yaml: YAML_TYPES.includes(type) });
+              await store.contracts.put(me.id, project.id, contract);
             } catch (e) {
-              report.warnings.push({
-                pointer: '',
-                message: `the document is not attached as the contract: ${e instanceof Error ? e.message : String(e)}`,
-              });
+              notAttached(e instanceof Error ? e.message : String(e));
             }
           }
           // a report of thousands of endpoints is written a piece at a time, not serialized in one go

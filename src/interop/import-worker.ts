@@ -10,7 +10,7 @@ import { AppError } from '../domain/errors.js';
 import { zipBundle } from './bundle.js';
 import { BundleFileError, convertBundle } from './bundle-convert.js';
 import { buildContract, parseDocument } from './contract-load.js';
-import { convertDocument } from './convert.js';
+import { convertDocument, detectFormat } from './convert.js';
 import { parseJsonLenient } from './json-comments.js';
 import { checkOpenApiVersion, loadedOrThrow, parseYaml } from './openapi-import.js';
 import { loadHere } from './openapi-load.js';
@@ -73,7 +73,21 @@ async function run(task: Task): Promise<Answer> {
       }
     }
     const doc = task.input instanceof Uint8Array ? parse(utf8(task.input), task.yaml) : task.input;
-    return { kind: 'convert', ok: true, conv: await convertDocument(doc, task.format, loadHereOrThrow) };
+    const format = task.format ?? detectFormat(doc);
+    if (!task.contract || (format !== 'openapi' && format !== 'swagger'))
+      return { kind: 'convert', ok: true, conv: await convertDocument(doc, task.format, loadHereOrThrow) };
+    // the description is the project's contract too (docs/contract.md): validated and dereferenced once
+    // for both; the contract first, since it keeps the document's text before the loader inlines $refs
+    let loaded: ReturnType<typeof loadHereOrThrow> | null = null;
+    const loadOnce = (d: unknown) => {
+      loaded ??= loadHereOrThrow(d);
+      return loaded;
+    };
+    const contract = await buildContract(doc, loadOnce).then(
+      (c) => ({ ok: true as const, contract: c }),
+      (e) => ({ ok: false as const, error: errorOf(e) }),
+    );
+    return { kind: 'convert', ok: true, conv: await convertDocument(doc, task.format, loadOnce), contract };
   } catch (e) {
     return { kind: 'convert', ok: false, error: errorOf(e) };
   }

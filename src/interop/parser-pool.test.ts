@@ -106,4 +106,14 @@ describe('ParserPool', () => {
     expect(e?.code).toBe('unavailable');
     expect(e?.message).toMatch(/waited 300 ms for a busy server/);
   });
+
+  it.runIf(linux)('gives an import that loads its contract too two documents’ budget', async () => {
+    // the stand-in holds each document 600 ms: past a 400 ms wall budget, within two of them
+    pool = new ParserPool({ size: 1, timeoutMs: 200, wallMs: 400, workerUrl: idleWorker });
+    expect((await failure(pool.load('alice', small)))?.code).toBe('unavailable');
+    const bytes = new TextEncoder().encode(JSON.stringify(small));
+    const { conv, contract } = await pool.convertWithContract('alice', bytes, false, 'openapi');
+    expect(conv).toMatchObject({ format: 'openapi', endpoints: [] });
+    expect(contract).toMatchObject({ code: 'validation_failed', message: 'stand-in' });
+  });
 });

@@ -41,7 +41,11 @@ function workerFile(): URL {
 /** What a worker does: validate and dereference (`load`), or parse, detect and convert (`convert`). */
 export type Task =
   | { kind: 'load'; doc: unknown }
-  | { kind: 'convert'; input: Uint8Array | unknown; yaml: boolean; format: ImportFormat | null }
+  /**
+   * with `contract`, an OpenAPI or Swagger document is also loaded as a contract (contract-load.ts),
+   * parsed, validated and dereferenced once for both: twice a document's budget
+   */
+  | { kind: 'convert'; input: Uint8Array | unknown; yaml: boolean; format: ImportFormat | null; contract?: boolean }
   /** a `.zip` of mock files (interop/bundle.ts), at most `maxBytes` once inflated */
   | { kind: 'zip'; input: Uint8Array; maxBytes: number }
   /** a contract (interop/contract-load.ts): its JSON or YAML text as UTF-8 bytes */
@@ -49,9 +53,12 @@ export type Task =
 
 type WorkerError = { code: ErrorCode; message: string; details?: ErrorDetail[] };
 
+/** The contract of a converted document (a convert task with `contract`): loaded, or why not. */
+export type ContractOutcome = { ok: true; contract: LoadedContract } | { ok: false; error: WorkerError };
+
 export type WorkerAnswer =
   | ({ id: number; kind: 'load' } & LoadAnswer)
-  | { id: number; kind: 'convert'; ok: true; conv: Converted }
+  | { id: number; kind: 'convert'; ok: true; conv: Converted; contract?: ContractOutcome }
   | { id: number; kind: 'convert'; ok: false; error: WorkerError }
   | { id: number; kind: 'contract'; ok: true; contract: LoadedContract }
   | { id: number; kind: 'contract'; ok: false; error: WorkerError };
@@ -157,6 +164,27 @@ export class ParserPool {
     throw new AppError(a.error.code, a.error.message, a.error.details);
   }
 
+  /**
+   * `convert` of an upload that may be an OpenAPI or Swagger description, which is then loaded as the
+   * project's contract in the same task (docs/contract.md): `contract` is null for any other format,
+   * else the loaded contract or the error that kept it from loading. Throws the import's AppError.
+   */
+  async convertWithContract(
+    owner: string,
+    input: Uint8Array,
+    yaml: boolean,
+    format: ImportFormat | null,
+  ): Promise<{ conv: Converted; contract: LoadedContract | AppError | null }> {
+    const a = await this.run(owner, { kind: 'convert', input, yaml, format, contract: true });
+    if (a.kind !== 'convert') throw new Error('unexpected worker answer');
+    if (!a.ok) throw new AppError(a.error.code, a.error.message, a.error.details);
+    const c = a.contract;
+    return {
+      conv: a.conv,
+      contract: !c ? null : c.ok ? c.contract : new AppError(c.error.code, c.error.message, c.error.details),
+    };
+  }
+
   /** The mocks of an uploaded `.zip`, converted in a worker. */
   async convertZip(owner: string, input: Uint8Array, maxBytes: number): Promise<Converted> {
     const a = await this.run(owner, { kind: 'zip', input, maxBytes });
@@ -241,8 +269,11 @@ export class ParserPool {
    */
   private budget(
     tid: number | null,
+    shares: number,
     fail: (message: string, code?: 'document_too_complex' | 'unavailable') => void,
   ): () => void {
+    const timeoutMs = this.timeoutMs * shares;
+    const wallMs = this.wallMs * shares;
     const cpu0 = threadCpuMs(tid);
     const t0 = Date.now();
     let timer: NodeJS.Timeout;
@@ -250,15 +281,15 @@ export class ParserPool {
       const waited = Date.now() - t0;
       const cpu = cpu0 === null ? null : threadCpuMs(tid);
       const used = cpu === null || cpu0 === null ? waited : cpu - cpu0;
-      if (used >= this.timeoutMs) {
-        fail(`the document took longer than ${this.timeoutMs} ms to validate (nested $refs?)`);
-      } else if (waited >= this.wallMs) {
-        fail(`the import waited ${this.wallMs} ms for a busy server without finishing: try again`, 'unavailable');
+      if (used >= timeoutMs) {
+        fail(`the document took longer than ${timeoutMs} ms to validate (nested $refs?)`);
+      } else if (waited >= wallMs) {
+        fail(`the import waited ${wallMs} ms for a busy server without finishing: try again`, 'unavailable');
       } else {
-        timer = setTimeout(check, Math.max(10, Math.min(this.timeoutMs - used, this.wallMs - waited)));
+        timer = setTimeout(check, Math.max(10, Math.min(timeoutMs - used, wallMs - waited)));
       }
     };
-    timer = setTimeout(check, Math.min(this.timeoutMs, this.wallMs));
+    timer = setTimeout(check, Math.min(timeoutMs, wallMs));
     return () => clearTimeout(timer);
   }
 
@@ -316,7 +347,9 @@ export class ParserPool {
     void ready.then(() => {
       if (settled) return;
       clearTimeout(boot);
-      cancel = this.budget(slot.tid, fail);
+      // a convert that loads the contract too does two documents' work
+      const shares = job.task.kind === 'convert' && job.task.contract ? 2 : 1;
+      cancel = this.budget(slot.tid, shares, fail);
     });
     w.on('message', onMessage);
     w.on('exit', onExit);

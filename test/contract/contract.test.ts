@@ -363,6 +363,51 @@ describe.each(DIALECTS)('contract validation (%s)', (dialect) => {
     const contract = await c.api('GET', `/api/projects/${p.id}/contract`, undefined, u.token);
     expect([contract.status, contract.json]).toEqual([200, big]);
   });
+
+  // a Swagger 2.0 description through either import route was imported without its contract; its mocks
+  // are made at the paths as written (docs/interop.md), which the contract matches with or without basePath
+  it.each(['import/openapi', 'import'])(
+    'a %s of a Swagger 2.0 document attaches it, and enforce checks it',
+    async (route) => {
+      const c = s.client;
+      const u = await c.user();
+      const p = await c.project(u.token);
+      const doc = {
+        swagger: '2.0',
+        info: { title: 'sw', version: '1' },
+        basePath: '/api',
+        paths: {
+          '/orders': {
+            post: {
+              consumes: ['application/json'],
+              parameters: [
+                {
+                  name: 'body',
+                  in: 'body',
+                  required: true,
+                  schema: { type: 'object', required: ['qty'], properties: { qty: { type: 'integer', minimum: 1 } } },
+                },
+              ],
+              responses: { 201: { description: 'made', schema: { type: 'object', example: { id: 1 } } } },
+            },
+          },
+        },
+      };
+      const r = await c.api('POST', `/api/projects/${p.id}/${route}`, doc, u.token);
+      expect([r.status, r.json.warnings]).toEqual([200, []]);
+      const contract = await c.api('GET', `/api/projects/${p.id}/contract`, undefined, u.token);
+      expect([contract.status, contract.json]).toEqual([200, doc]);
+      await c.api('PATCH', `/api/projects/${p.id}`, { validation: { requests: 'enforce' } }, u.token);
+      const post = (body: unknown) =>
+        c.mock(p.id, 'POST', '/orders', {
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      expect((await post({ qty: 2 })).status).toBe(201);
+      const bad = await post({ qty: 0 });
+      expect([bad.status, bad.json.violations.map((v: { in: string }) => v.in)]).toEqual([400, ['body']]);
+    },
+  );
 });
 
 describe('contract validation of a proxied upstream (sqlite)', () => {
