@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { cpuTicks, LOADGEN, PIN, pausePids, procStat, resumePids, rssMB, sysBusyTicks, waitQuiet } from './procs.mjs';
 import { SCENARIOS } from './scenarios.mjs';
-import { autocannon, CLK_TCK, CONNECTIONS, DURATION, HOST, LOADGEN_CPUS, log, RUNS, WARMUP } from './settings.mjs';
+import { autocannon, CLK_TCK, CONNECTIONS, DURATION, HOST, LOADGEN_CPUS, log, REWARM, RUNS, WARMUP } from './settings.mjs';
 
 // ---------- load ----------
 function combine(rs) {
@@ -251,6 +251,7 @@ async function runPair(id, targets, results) {
       let m;
       try {
         if (i === 0 && WARMUP > 0) await load(t, sc, WARMUP);
+        else if (i > 0 && REWARM > 0) await load(t, sc, REWARM);
         m = await measure(t, sc);
       } finally {
         resumePids(others);

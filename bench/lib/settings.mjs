@@ -29,6 +29,9 @@ function num(name, def, { min = 0, int = false } = {}) {
 }
 const CONNECTIONS = num('CONNECTIONS', 50, { min: 2, int: true });
 const WARMUP = num('WARMUP', 5);
+// seconds of load before each later measured period: a server continued after SIGSTOP (runPair) first runs
+// the timers that fell due while it was stopped (the request log's flush, V8's memory reducer, …)
+const REWARM = num('REWARM', 1);
 const DURATION = num('DURATION', 10, { min: 1 });
 const RUNS = num('RUNS', 1, { min: 1, int: true });
 const NODE_HTTP_PORT = num('NODE_HTTP_PORT', 18180, { min: 1, int: true });
@@ -151,6 +154,7 @@ export {
   START_TIMEOUT_S,
   sleep,
   WARMUP,
+  REWARM,
   WORK,
   WRITE_RESULTS,
 };
