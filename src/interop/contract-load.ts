@@ -22,8 +22,11 @@ export interface LoadedContract {
   warnings: { pointer: string; message: string }[];
 }
 
-/** JSON text of a value whose object graph may have cycles: a repeated ancestor becomes `{}`. */
-export function acyclicJson(v: unknown): string {
+/**
+ * A copy of a value whose object graph may have cycles, as a tree: a repeated ancestor becomes `{}`,
+ * a shared object is copied at each use (what JSON text of it would read back as).
+ */
+function acyclicCopy(v: unknown): unknown {
   const stack: object[] = [];
   const copy = (x: unknown): unknown => {
     if (x === null || typeof x !== 'object') return x;
@@ -31,12 +34,19 @@ export function acyclicJson(v: unknown): string {
     stack.push(x);
     try {
       if (Array.isArray(x)) return x.map(copy);
-      return Object.fromEntries(Object.entries(x).map(([k, y]) => [k, copy(y)]));
+      const out: Record<string, unknown> = {};
+      // a member JSON text would leave out is left out here too; the objects are plain (parsed, then
+      // dereferenced), and for…in copies the 12 MiB description's 3 times faster than Object.entries
+      for (const k in x) {
+        const y = (x as Record<string, unknown>)[k];
+        if (y !== undefined) out[k] = copy(y);
+      }
+      return out;
     } finally {
       stack.pop();
     }
   };
-  return JSON.stringify(copy(v));
+  return copy(v);
 }
 
 export function parseDocument(text: string, yaml: boolean): unknown {
@@ -69,8 +79,10 @@ export async function buildContract(
   const { doc, swagger } = await load(input);
   const version = String((input as Json).openapi ?? '');
   const format = swagger ? 'swagger-2.0' : version.startsWith('3.1') ? 'openapi-3.1' : 'openapi-3.0';
-  const resolved = acyclicJson(doc);
-  const compiled = compileContract(format, JSON.parse(resolved));
+  // the tree is compiled as it is, not read back from its text (26 MB for the 12 MiB description)
+  const tree = acyclicCopy(doc);
+  const resolved = JSON.stringify(tree);
+  const compiled = compileContract(format, tree as Json);
   const warnings: LoadedContract['warnings'] = [];
   if (compiled.operations.length === 0) warnings.push({ pointer: '/paths', message: 'the contract has no operations' });
   // every check is built once here, so a schema AJV cannot take is said now, not at the first request
