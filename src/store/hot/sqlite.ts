@@ -35,7 +35,15 @@ import {
   type Waiter,
 } from './group-commit.js';
 import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
-import { COLLECTION, HIT_UPSERT, LOG_ROW, PROJECT_EXISTS, type StorageKind, storageStatements } from './statements.js';
+import {
+  COLLECTION,
+  HIT_UPSERT,
+  LOG_ROW,
+  PROJECT_EXISTS,
+  SQLITE_COLLECTION,
+  type StorageKind,
+  storageStatements,
+} from './statements.js';
 import { applyStorageWrites } from './storage-writes.js';
 
 /** One turn's writes of one storage, and who hears each one's result (in the same order). */
@@ -95,26 +103,38 @@ export class SqliteHot implements HotState {
     });
     this.tx = db.transaction(<T>(body: () => T): T => body()) as <T>(body: () => T) => T;
     this.commits = new GroupCommit((ops, hits) => this.commit(ops, hits), COMMIT_SPREAD);
-    this.col = Object.fromEntries(Object.entries(COLLECTION).map(([k, sql]) => [k, db.prepare(sql)])) as Record<
+    const statements = { ...COLLECTION, ...SQLITE_COLLECTION };
+    this.col = Object.fromEntries(Object.entries(statements).map(([k, sql]) => [k, db.prepare(sql)])) as Record<
       keyof typeof COLLECTION,
       SqliteDatabase.Statement
     >;
   }
 
-  /** One collection and session's rows, synchronously (better-sqlite3). */
+  /**
+   * One collection and session's rows, synchronously (better-sqlite3). The session's last position
+   * (`last_ord`, SQLITE_COLLECTION) is read with its copy and written with its counts: every command
+   * reads the copy first, and a create adjusts the counts right after its append.
+   */
   private itemTable(ref: CollectionRef): ItemTable {
     const k = [ref.projectId, ref.name, ref.session] as const;
     const c = this.col;
+    let last = 0;
     return {
       copy: () => {
-        const row = c.session.get(...k) as { t: number; base: number; items: number; bytes: number } | undefined;
-        return row === undefined
-          ? null
-          : { touched: Number(row.t), base: Number(row.base), items: Number(row.items), bytes: Number(row.bytes) };
+        const row = c.session.get(...k) as
+          | { t: number; base: number; items: number; bytes: number; last: number }
+          | undefined;
+        if (row === undefined) return null;
+        last = Number(row.last);
+        return { touched: Number(row.t), base: Number(row.base), items: Number(row.items), bytes: Number(row.bytes) };
       },
-      create: (x) => void c.create.run(...k, x.touched, x.base, x.items, x.bytes),
+      create: (x) => {
+        // a copy over the seed holds positions up to its base; a full copy, its items at 1…n
+        last = x.base >= 0 ? x.base : x.items;
+        c.create.run(...k, x.touched, x.base, x.items, x.bytes, last);
+      },
       touch: (now) => void c.touch.run(now, ...k),
-      adjust: (items, bytes) => void c.adjust.run(items, bytes, ...k),
+      adjust: (items, bytes) => void c.adjust.run(items, bytes, last, ...k),
       get: (id) => {
         const row = c.get.get(...k, id) as { data: string; ord: number } | undefined;
         return row === undefined ? undefined : { data: row.data, ord: Number(row.ord) };
@@ -124,7 +144,12 @@ export class SqliteHot implements HotState {
       place: (id, ord, data) => void c.place.run(data, ord, Date.now(), ...k, id),
       remove: (id) => void c.remove.run(...k, id),
       all: () => (c.all.all(...k) as ItemRow[]).map((r) => ({ id: r.id, ord: Number(r.ord), data: r.data })),
-      append: (id, data, base) => c.append.run(...k, id, base, base, ...k, data, Date.now()).changes === 1,
+      append: (id, data, base) => {
+        const ord = Math.max(last, base) + 1;
+        if (c.append.run(...k, id, ord, data, Date.now()).changes !== 1) return false;
+        last = ord;
+        return true;
+      },
     };
   }
 

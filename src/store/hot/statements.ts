@@ -80,3 +80,18 @@ export const COLLECTION = {
       FROM (SELECT ord FROM collection_items WHERE ${KEYS} ORDER BY ord DESC LIMIT 1) AS last), ?, ?)
     ON CONFLICT DO NOTHING`,
 } as const;
+
+/**
+ * SQLite's own forms of four of them: a session's row keeps its last position (`last_ord`), so an
+ * append is a plain insert at the position the command computed from the row it read, and its
+ * items need no order index (one B-tree page fewer written a create; a list sorts the session's
+ * rows instead). PostgreSQL keeps the index and COLLECTION's statements.
+ */
+export const SQLITE_COLLECTION = {
+  session: `SELECT touched_at AS t, base, items, bytes, last_ord AS last FROM collection_sessions WHERE ${KEYS}`,
+  create: `INSERT INTO collection_sessions (project_id, collection, session, touched_at, base, items, bytes, last_ord)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  adjust: `UPDATE collection_sessions SET items = items + ?, bytes = bytes + ?, last_ord = MAX(last_ord, ?) WHERE ${KEYS}`,
+  append: `INSERT INTO collection_items (project_id, collection, session, item_id, ord, data, touched_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+} as const satisfies Partial<Record<keyof typeof COLLECTION, string>>;

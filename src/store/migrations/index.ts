@@ -137,6 +137,23 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
           await run(db, ['ALTER TABLE endpoints ADD COLUMN graphql TEXT']);
       },
     },
+    // SQLite keeps a session's last position on its row, and its items no order index: a create then
+    // writes one index page fewer (docs/architecture.md); PostgreSQL reads the last position from
+    // its order index, which it keeps
+    '0015_sqlite_collection_last_ord': {
+      up: async (db) => {
+        if (d.name !== 'sqlite') return;
+        const table = (await db.introspection.getTables()).find((t) => t.name === 'collection_sessions');
+        if (!table?.columns.some((c) => c.name === 'last_ord'))
+          await run(db, [
+            'ALTER TABLE collection_sessions ADD COLUMN last_ord INTEGER NOT NULL DEFAULT 0',
+            `UPDATE collection_sessions SET last_ord = COALESCE((SELECT MAX(i.ord) FROM collection_items i
+              WHERE i.project_id = collection_sessions.project_id AND i.collection = collection_sessions.collection
+              AND i.session = collection_sessions.session), 0)`,
+          ]);
+        await run(db, ['DROP INDEX IF EXISTS collection_items_order']);
+      },
+    },
     // PostgreSQL's one round trip for a batch of collection creates (store/hot/pg-creates.ts)
     '0014_pg_create_batch': {
       up: async (db) => {
