@@ -6,7 +6,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { cpuTicks, LOADGEN, PIN, pausePids, procStat, resumePids, rssMB, sysBusyTicks, waitQuiet } from './procs.mjs';
 import { SCENARIOS } from './scenarios.mjs';
-import { autocannon, CLK_TCK, CONNECTIONS, DURATION, HOST, LOADGEN_CPUS, log, REWARM, RUNS, WARMUP } from './settings.mjs';
+import {
+  autocannon,
+  CLK_TCK,
+  CONNECTIONS,
+  DURATION,
+  HOST,
+  LOADGEN_CPUS,
+  log,
+  REWARM,
+  RUNS,
+  WARMUP,
+} from './settings.mjs';
 
 // ---------- load ----------
 function combine(rs) {

@@ -141,6 +141,7 @@ export {
   PG_URL,
   QUIET_MAX_PCT,
   QUIET_TIMEOUT_S,
+  REWARM,
   ROOT,
   RUNS,
   redact,
@@ -154,7 +155,6 @@ export {
   START_TIMEOUT_S,
   sleep,
   WARMUP,
-  REWARM,
   WORK,
   WRITE_RESULTS,
 };
