@@ -48,7 +48,7 @@ const loadHereOrThrow = async (doc: unknown) => {
   return loadedOrThrow(await loadHere(doc, timeoutMs));
 };
 
-async function run(task: Task): Promise<Answer> {
+async function run(task: Task, id: number): Promise<Answer> {
   if (task.kind === 'load') {
     return { kind: 'load', ...(await loadHere(task.doc as Record<string, unknown>, timeoutMs)) };
   }
@@ -80,7 +80,11 @@ async function run(task: Task): Promise<Answer> {
     // for both; the contract first, since it keeps the document's text before the loader inlines $refs
     let loaded: ReturnType<typeof loadHereOrThrow> | null = null;
     const loadOnce = (d: unknown) => {
-      loaded ??= loadHereOrThrow(d);
+      // the pool gives what follows a budget of its own once the document is loaded (parser-pool.ts)
+      loaded ??= loadHereOrThrow(d).then((l) => {
+        parentPort?.postMessage({ id, loaded: true });
+        return l;
+      });
       return loaded;
     };
     const contract = await buildContract(doc, loadOnce).then(
@@ -106,7 +110,7 @@ function errorOf(e: unknown): Extract<Answer, { ok: false; kind: 'convert' }>['e
 parentPort?.on('message', async ({ id, task }: { id: number; task: Task }) => {
   let answer: Answer;
   try {
-    answer = await run(task);
+    answer = await run(task, id);
   } catch (e) {
     answer = { kind: 'load', ok: false, errors: [String((e as Error)?.message ?? e)], more: 0 };
   }

@@ -43,7 +43,8 @@ export type Task =
   | { kind: 'load'; doc: unknown }
   /**
    * with `contract`, an OpenAPI or Swagger document is also loaded as a contract (contract-load.ts),
-   * parsed, validated and dereferenced once for both: twice a document's budget
+   * parsed, validated and dereferenced once for both; once it is loaded the worker says so
+   * (`{ id, loaded: true }`) and the rest (the contract's checks, the mocks) gets a budget of its own
    */
   | { kind: 'convert'; input: Uint8Array | unknown; yaml: boolean; format: ImportFormat | null; contract?: boolean }
   /** a `.zip` of mock files (interop/bundle.ts), at most `maxBytes` once inflated */
@@ -269,11 +270,9 @@ export class ParserPool {
    */
   private budget(
     tid: number | null,
-    shares: number,
     fail: (message: string, code?: 'document_too_complex' | 'unavailable') => void,
   ): () => void {
-    const timeoutMs = this.timeoutMs * shares;
-    const wallMs = this.wallMs * shares;
+    const { timeoutMs, wallMs } = this;
     const cpu0 = threadCpuMs(tid);
     const t0 = Date.now();
     let timer: NodeJS.Timeout;
@@ -331,8 +330,15 @@ export class ParserPool {
       done();
       job.reject(new AppError(code, message, [{ path: '/', message }]));
     };
-    const onMessage = (m: WorkerAnswer) => {
+    const onMessage = (m: WorkerAnswer | { id: number; loaded: true }) => {
       if (m.id !== id || settled) return;
+      if ('loaded' in m) {
+        // a convert with its contract: the document is validated and dereferenced within its budget,
+        // and building the contract and the mocks from it gets one of its own
+        cancel();
+        cancel = this.budget(slot.tid, fail);
+        return;
+      }
       done();
       job.resolve(m);
     };
@@ -347,9 +353,7 @@ export class ParserPool {
     void ready.then(() => {
       if (settled) return;
       clearTimeout(boot);
-      // a convert that loads the contract too does two documents' work
-      const shares = job.task.kind === 'convert' && job.task.contract ? 2 : 1;
-      cancel = this.budget(slot.tid, shares, fail);
+      cancel = this.budget(slot.tid, fail);
     });
     w.on('message', onMessage);
     w.on('exit', onExit);
