@@ -272,7 +272,6 @@ export class ParserPool {
     tid: number | null,
     fail: (message: string, code?: 'document_too_complex' | 'unavailable') => void,
   ): () => void {
-    const { timeoutMs, wallMs } = this;
     const cpu0 = threadCpuMs(tid);
     const t0 = Date.now();
     let timer: NodeJS.Timeout;
@@ -280,15 +279,15 @@ export class ParserPool {
       const waited = Date.now() - t0;
       const cpu = cpu0 === null ? null : threadCpuMs(tid);
       const used = cpu === null || cpu0 === null ? waited : cpu - cpu0;
-      if (used >= timeoutMs) {
-        fail(`the document took longer than ${timeoutMs} ms to validate (nested $refs?)`);
-      } else if (waited >= wallMs) {
-        fail(`the import waited ${wallMs} ms for a busy server without finishing: try again`, 'unavailable');
+      if (used >= this.timeoutMs) {
+        fail(`the document took longer than ${this.timeoutMs} ms to validate (nested $refs?)`);
+      } else if (waited >= this.wallMs) {
+        fail(`the import waited ${this.wallMs} ms for a busy server without finishing: try again`, 'unavailable');
       } else {
-        timer = setTimeout(check, Math.max(10, Math.min(timeoutMs - used, wallMs - waited)));
+        timer = setTimeout(check, Math.max(10, Math.min(this.timeoutMs - used, this.wallMs - waited)));
       }
     };
-    timer = setTimeout(check, Math.min(timeoutMs, wallMs));
+    timer = setTimeout(check, Math.min(this.timeoutMs, this.wallMs));
     return () => clearTimeout(timer);
   }
 
