@@ -18,6 +18,9 @@ export interface ValidationModes {
 
 export const DEFAULT_MODES: ValidationModes = { requests: 'off', responses: 'off', status: 400 };
 
+export const sameModes = (a: ValidationModes, b: ValidationModes): boolean =>
+  a.requests === b.requests && a.responses === b.responses && a.status === b.status;
+
 export const VIOLATION_PLACES = [
   'path',
   'query',

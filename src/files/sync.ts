@@ -7,10 +7,11 @@
  * are checked as imports check them; a seed or stored value changed in the file is applied.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { DEFAULT_MODES, sameModes } from '../domain/contract.js';
 import type { Endpoint, RuleRecord } from '../domain/model.js';
 import { routeKey } from '../domain/paths.js';
 import { type RuleInput, ruleFields } from '../domain/validate.js';
-import { check } from '../interop/apply.js';
+import { attachContract, check } from '../interop/apply.js';
 import type { Converted, ImportWarning, Skipped } from '../interop/types.js';
 import type { Store } from '../store/index.js';
 
@@ -18,6 +19,8 @@ import type { Store } from '../store/index.js';
 export interface SyncState {
   projectStorage: [string, string][];
   endpointStorage: Map<string, [string, string][]>;
+  /** the contract's JSON text as last attached (null: none) */
+  contract: string | null;
 }
 
 export interface SyncReport {
@@ -114,7 +117,7 @@ export async function syncProject(
   rulesPerEndpoint: number,
   was: SyncState | null = null,
 ): Promise<SyncReport> {
-  const now: SyncState = { projectStorage: [], endpointStorage: new Map() };
+  const now: SyncState = { projectStorage: [], endpointStorage: new Map(), contract: conv.contractJson ?? null };
   const report: SyncReport = {
     state: now,
     created: 0,
@@ -133,6 +136,13 @@ export async function syncProject(
   const config = conv.config ?? {};
   if (JSON.stringify(project.config) !== JSON.stringify(config))
     await store.projects.update(ownerId, projectId, { config });
+  // the file's validation modes and contract (docs/contract.md); a contract is loaded again only when it changed
+  const validation = conv.validation ?? DEFAULT_MODES;
+  if (!sameModes(project.validation, validation)) await store.projects.update(ownerId, projectId, { validation });
+  if (now.contract !== (was?.contract ?? null)) {
+    if (now.contract === null) await store.contracts.delete(ownerId, projectId);
+    else await attachContract(store, ownerId, project, now.contract, { onConflict: 'replace' }, report);
+  }
 
   const shared = checked.projectStorage;
   if (was === null ? shared.length > 0 : !isDeepStrictEqual(was.projectStorage, shared))

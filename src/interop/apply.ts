@@ -9,6 +9,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { checkSeed } from '../domain/collections.js';
 import { planFor, RULE_LIMITS } from '../domain/constants.js';
+import { DEFAULT_MODES, sameModes } from '../domain/contract.js';
 import { AppError, type ErrorDetail } from '../domain/errors.js';
 import type { Endpoint, ImportReport, Project } from '../domain/model.js';
 import { routeKey } from '../domain/paths.js';
@@ -21,6 +22,7 @@ import {
   validateRule,
 } from '../domain/validate.js';
 import type { Store } from '../store/index.js';
+import { loadContract } from './contract-load.js';
 import type { Converted } from './types.js';
 
 export type OnConflict = 'fail' | 'skip' | 'replace';
@@ -264,6 +266,14 @@ export async function applyImport(
       report.warnings.push({ pointer: '/project/config', message: `the config variables are not set: ${why(e)}` });
     }
   }
+  if (conv.validation) {
+    // the document's modes where the project has the defaults; the project's own ones are kept
+    const v = project.validation;
+    if (sameModes(v, DEFAULT_MODES)) await store.projects.update(ownerId, projectId, { validation: conv.validation });
+    else if (!sameModes(v, conv.validation))
+      report.warnings.push({ pointer: '/project/validation', message: 'the project keeps its validation modes' });
+  }
+  if (conv.contractJson !== undefined) await attachContract(store, ownerId, project, conv.contractJson, opts, report);
   if (conv.fallbackUrl) {
     if (project.fallbackUrl === null) {
       try {
@@ -336,4 +346,28 @@ export async function applyImport(
     await breathe();
   }
   return report;
+}
+
+/**
+ * A document's contract (a Mockyard export's `contract`) attached to the project, loaded in an import
+ * worker like `PUT …/contract` (docs/contract.md); a project's own contract is replaced only with
+ * `onConflict=replace`. What cannot be attached is a warning.
+ */
+export async function attachContract(
+  store: Store,
+  ownerId: string,
+  project: Project,
+  json: string,
+  opts: { onConflict: OnConflict },
+  report: { warnings: ImportReport['warnings'] },
+): Promise<void> {
+  if (opts.onConflict !== 'replace' && (await store.contracts.resolved(ownerId, project.id)) !== null) {
+    report.warnings.push({ pointer: '/contract', message: 'the project keeps its contract' });
+    return;
+  }
+  try {
+    await store.contracts.put(ownerId, project.id, await loadContract(ownerId, Buffer.from(json), false));
+  } catch (e) {
+    report.warnings.push({ pointer: '/contract', message: `the contract is not attached: ${why(e)}` });
+  }
 }

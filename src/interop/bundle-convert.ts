@@ -78,6 +78,12 @@ export function merge(a: Converted, b: Converted, file: string | null): void {
   a.warnings.push(...b.warnings.map((w) => ({ ...w, pointer: at(w.pointer) })));
   a.fallbackUrl ??= b.fallbackUrl;
   if (b.config) a.config = { ...b.config, ...a.config };
+  a.validation ??= b.validation;
+  if (b.contractJson !== undefined) {
+    if (a.contractJson === undefined) a.contractJson = b.contractJson;
+    else
+      a.warnings.push({ pointer: at('/contract'), message: 'a contract is defined by an earlier file; not attached' });
+  }
   a.name ??= b.name;
 }
 

@@ -12,7 +12,7 @@
 
 import { type Static, Type } from '@sinclair/typebox';
 import { planFor, RULE_LIMITS } from '../domain/constants.js';
-import { DEFAULT_MODES, type ValidationModes } from '../domain/contract.js';
+import { DEFAULT_MODES, sameModes, type ValidationModes, ValidationModesSchema } from '../domain/contract.js';
 import { AppError, type ErrorDetail, validationError } from '../domain/errors.js';
 import type { GraphqlConfig } from '../domain/graphql.js';
 import {
@@ -57,6 +57,7 @@ export const ExportDocumentSchema = Type.Object(
         name: Type.String({ maxLength: 1000 }),
         fallbackUrl: Type.Optional(Type.Union([Type.String({ maxLength: LIMITS.urlLength }), Type.Null()])),
         config: Type.Optional(Type.Record(Type.String(), Type.String())),
+        validation: Type.Optional(ValidationModesSchema),
       },
       { additionalProperties: false },
     ),
@@ -81,6 +82,15 @@ export const ExportDocumentSchema = Type.Object(
     ),
     projectStorage: Type.Optional(
       Type.Record(Type.String(), Type.String(), { description: 'the project storage of the shared state' }),
+    ),
+    contract: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: "the project's OpenAPI 3.0 / 3.1 or Swagger 2.0 contract, as GET …/contract answers it",
+        },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -113,11 +123,12 @@ export interface ExportedEndpoint {
 export interface ExportDocument {
   mockyard: typeof EXPORT_VERSION;
   exportedAt: string;
-  project: { name: string; fallbackUrl: string | null; config?: Record<string, string> };
+  project: { name: string; fallbackUrl: string | null; config?: Record<string, string>; validation?: ValidationModes };
   endpoints: ExportedEndpoint[];
   collections?: { name: string; idField: string; seed: Record<string, unknown>[] }[];
   storage?: Record<string, Record<string, string>>;
   projectStorage?: Record<string, string>;
+  contract?: unknown;
 }
 
 /** A JSON Pointer reference token. */
@@ -141,6 +152,7 @@ export async function exportProject(
     endpoints: [],
   };
   if (Object.keys(project.config).length > 0) doc.project.config = project.config;
+  if (!sameModes(project.validation, DEFAULT_MODES)) doc.project.validation = project.validation;
   const collections = await store.collections.list(ownerId, projectId);
   if (collections.length > 0)
     doc.collections = collections.map((c) => ({ name: c.name, idField: c.idField, seed: c.seed }));
@@ -170,6 +182,8 @@ export async function exportProject(
     const shared = await store.storage.getProject(ownerId, projectId, '');
     if (Object.keys(shared).length > 0) doc.projectStorage = { ...shared };
   }
+  const contract = await store.contracts.get(ownerId, projectId);
+  if (contract) doc.contract = contract.document;
   return doc;
 }
 
@@ -181,6 +195,8 @@ export function exportToDrafts(doc: ExportDocumentInput): Converted {
   out.name = doc.project.name;
   out.fallbackUrl = doc.project.fallbackUrl ?? null;
   if (doc.project.config) out.config = doc.project.config;
+  if (doc.project.validation) out.validation = { ...DEFAULT_MODES, ...doc.project.validation };
+  if (doc.contract) out.contractJson = JSON.stringify(doc.contract);
   // storage keys are "METHOD path", the method in any case
   const storage = new Map<string, { key: string; values: Record<string, string> }>();
   for (const [key, values] of Object.entries(doc.storage ?? {})) {
@@ -284,7 +300,12 @@ export async function importProject(
   });
   const created = await store.projects.create(
     ownerId,
-    { name, fallbackUrl: project?.fallbackUrl ?? null, config: project?.config ?? {} },
+    {
+      name,
+      fallbackUrl: project?.fallbackUrl ?? null,
+      config: project?.config ?? {},
+      ...(conv.validation ? { validation: conv.validation } : {}),
+    },
     limits.projectsPerUser,
   );
   try {
@@ -292,7 +313,7 @@ export async function importProject(
       store,
       ownerId,
       created,
-      { ...conv, config: undefined, fallbackUrl: null },
+      { ...conv, config: undefined, fallbackUrl: null, validation: undefined },
       {
         onConflict: 'fail',
         maxEndpoints: limits.endpointsPerProject,

@@ -52,6 +52,10 @@ export interface Converted {
   fallbackUrl?: string | null;
   /** the project's config variables (a Mockyard export) */
   config?: Record<string, string>;
+  /** the project's contract validation modes (a Mockyard export) */
+  validation?: ValidationModes;
+  /** the project's contract as JSON text (a Mockyard export; attached through an import worker) */
+  contractJson?: string;
   endpoints: DraftEndpoint[];
   collections: { name: string; idField: string; seed: Record<string, unknown>[]; pointer: string }[];
   projectStorage: [string, string][];

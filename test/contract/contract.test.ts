@@ -364,6 +364,37 @@ describe.each(DIALECTS)('contract validation (%s)', (dialect) => {
     expect([contract.status, contract.json]).toEqual([200, big]);
   });
 
+  it('an export carries the contract and the modes; an import into a project keeps its own unless replace', async () => {
+    const c = s.client;
+    const u = await c.user();
+    const src = await c.project(u.token);
+    await c.api('PUT', `/api/projects/${src.id}/contract`, PETSTORE, u.token);
+    await c.api('PATCH', `/api/projects/${src.id}`, { validation: { requests: 'enforce', status: 422 } }, u.token);
+    const doc = (await c.api('GET', `/api/projects/${src.id}/export`, undefined, u.token)).json;
+    expect(doc.contract).toEqual(PETSTORE);
+    expect(doc.project.validation).toEqual({ requests: 'enforce', responses: 'off', status: 422 });
+
+    const own = { ...PETSTORE, info: { ...PETSTORE.info, title: 'own' } };
+    const into = await c.project(u.token);
+    await c.api('PUT', `/api/projects/${into.id}/contract`, own, u.token);
+    await c.api('PATCH', `/api/projects/${into.id}`, { validation: { requests: 'warn' } }, u.token);
+    const kept = await c.api('POST', `/api/projects/${into.id}/import?onConflict=skip`, doc, u.token);
+    expect(kept.status).toBe(200);
+    expect(kept.json.warnings.map((w: { pointer: string }) => w.pointer)).toEqual(
+      expect.arrayContaining(['/contract', '/project/validation']),
+    );
+    expect((await c.api('GET', `/api/projects/${into.id}/contract`, undefined, u.token)).json.info.title).toBe('own');
+    const replaced = await c.api('POST', `/api/projects/${into.id}/import?onConflict=replace`, doc, u.token);
+    expect(replaced.status).toBe(200);
+    expect((await c.api('GET', `/api/projects/${into.id}/contract`, undefined, u.token)).json).toEqual(PETSTORE);
+
+    // a new project from the export has both
+    const made = await c.api('POST', '/api/projects/import', doc, u.token);
+    expect(made.status).toBe(201);
+    expect(made.json.validation).toEqual({ requests: 'enforce', responses: 'off', status: 422 });
+    expect((await c.api('GET', `/api/projects/${made.json.id}/contract`, undefined, u.token)).json).toEqual(PETSTORE);
+  });
+
   // a Swagger 2.0 description through either import route was imported without its contract; its mocks
   // are made at the paths as written (docs/interop.md), which the contract matches with or without basePath
   it.each(['import/openapi', 'import'])(

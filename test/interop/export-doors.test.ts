@@ -2,8 +2,8 @@
  * One Mockyard export that uses every rule feature — both sequence modes, every condition target,
  * every action type, every step field, a collection binding, stored values — goes in through each
  * door: `POST /api/projects/import`, `POST /api/projects/:id/import`, `mockyard import` and
- * `mockyard serve --file`. Each door's project exports back to the same endpoints, rules and
- * collections. (An export with a rule that had a mode or a condition was refused by every door
+ * `mockyard serve --file`. Each door's project exports back to the same endpoints, rules,
+ * collections, validation modes and contract. (An export with a rule that had a mode or a condition was refused by every door
  * but the first: the second validator could not read the schema.)
  */
 import { spawn } from 'node:child_process';
@@ -23,7 +23,8 @@ function shape(doc: Json) {
     ...e,
     rules: ((e.rules as Json[] | undefined) ?? []).map(({ state: _s, id: _i, ...r }) => r),
   }));
-  return { endpoints, collections: doc.collections };
+  const project = doc.project as Json;
+  return { endpoints, collections: doc.collections, validation: project.validation, contract: doc.contract };
 }
 
 const BIN = path.join(ROOT, 'bin', 'mockyard.mjs');
@@ -64,6 +65,7 @@ describe('an export with every rule feature, through every door', () => {
     expect(first.status, first.text).toBe(201);
     expected = shape((await s.client.api('GET', `/api/projects/${first.json.id}/export`, undefined, token)).json);
     expect(expected.endpoints).toHaveLength(2);
+    expect([expected.validation, expected.contract]).toEqual([(RICH.project as Json).validation, RICH.contract]);
     expect((expected.endpoints[0].rules as Json[]).map((r) => r.name)).toEqual([
       'every target',
       'random loop',

@@ -285,6 +285,41 @@ describe('mockyard serve --file', () => {
     expect(out.code).toBe(1);
     expect(out.stderr).toContain(broken);
   });
+
+  it("--watch applies the file's validation modes and contract: attached, changed, removed", async () => {
+    const contract = (min: number) => ({
+      openapi: '3.0.3',
+      info: { title: 'c', version: '1' },
+      paths: {
+        '/orders': {
+          get: {
+            parameters: [{ name: 'qty', in: 'query', required: true, schema: { type: 'integer', minimum: min } }],
+            responses: { 200: { description: 'ok' } },
+          },
+        },
+      },
+    });
+    const doc = (c: unknown) => ({
+      mockyard: 1,
+      project: { name: 'v', validation: { requests: 'enforce' } },
+      endpoints: [{ method: 'GET', path: '/orders', responseBody: '[]', rules: [] }],
+      ...(c ? { contract: c } : {}),
+    });
+    const file = write('watch3/mocks.json', doc(contract(1)));
+    const { get, s } = await serve(file, true);
+    expect((await get('/orders?qty=2')).status).toBe(200);
+    expect((await get('/orders?qty=0')).status).toBe(400);
+    fs.writeFileSync(file, JSON.stringify(doc(contract(5))));
+    await pollFor(async () => (await get('/orders?qty=2')).status === 400);
+    expect((await get('/orders?qty=5')).status).toBe(200);
+    fs.writeFileSync(file, JSON.stringify(doc(null)));
+    await pollFor(async () => (await get('/orders?qty=0')).status === 200);
+    await s.settled();
+    const auth = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
+    const [project] = (await get('/api/projects', auth)).json;
+    expect((await get(`/api/projects/${project.id}/contract`, auth)).status).toBe(404);
+    expect(project.validation).toEqual({ requests: 'enforce', responses: 'off', status: 400 });
+  });
 });
 
 async function pollFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
