@@ -136,12 +136,15 @@ export async function syncProject(
   const config = conv.config ?? {};
   if (JSON.stringify(project.config) !== JSON.stringify(config))
     await store.projects.update(ownerId, projectId, { config });
-  // the file's validation modes and contract (docs/contract.md); a contract is loaded again only when it changed
+  // the file's validation modes and contract (docs/contract.md); a contract is loaded again only when it
+  // changed, and one that cannot be attached is tried again at the next reload (a warning each time)
   const validation = conv.validation ?? DEFAULT_MODES;
   if (!sameModes(project.validation, validation)) await store.projects.update(ownerId, projectId, { validation });
-  if (now.contract !== (was?.contract ?? null)) {
+  const before = was?.contract ?? null;
+  if (now.contract !== before) {
     if (now.contract === null) await store.contracts.delete(ownerId, projectId);
-    else await attachContract(store, ownerId, project, now.contract, { onConflict: 'replace' }, report);
+    else if (!(await attachContract(store, ownerId, project, now.contract, { onConflict: 'replace' }, report)))
+      now.contract = before;
   }
 
   const shared = checked.projectStorage;

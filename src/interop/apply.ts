@@ -351,7 +351,7 @@ export async function applyImport(
 /**
  * A document's contract (a Mockyard export's `contract`) attached to the project, loaded in an import
  * worker like `PUT …/contract` (docs/contract.md); a project's own contract is replaced only with
- * `onConflict=replace`. What cannot be attached is a warning.
+ * `onConflict=replace`. What cannot be attached is a warning; true when it was attached.
  */
 export async function attachContract(
   store: Store,
@@ -360,14 +360,16 @@ export async function attachContract(
   json: string,
   opts: { onConflict: OnConflict },
   report: { warnings: ImportReport['warnings'] },
-): Promise<void> {
-  if (opts.onConflict !== 'replace' && (await store.contracts.resolved(ownerId, project.id)) !== null) {
+): Promise<boolean> {
+  if (opts.onConflict !== 'replace' && (await store.contracts.exists(ownerId, project.id))) {
     report.warnings.push({ pointer: '/contract', message: 'the project keeps its contract' });
-    return;
+    return false;
   }
   try {
     await store.contracts.put(ownerId, project.id, await loadContract(ownerId, Buffer.from(json), false));
+    return true;
   } catch (e) {
     report.warnings.push({ pointer: '/contract', message: `the contract is not attached: ${why(e)}` });
+    return false;
   }
 }

@@ -45,6 +45,17 @@ export class Contracts {
     return r ? { format: r.format, document: JSON.parse(r.document), updatedAt: r.updated_at } : null;
   }
 
+  /** Whether the project has a contract (without reading it). */
+  async exists(ownerId: string, projectId: string): Promise<boolean> {
+    await this.projects.require(ownerId, projectId);
+    const r = await this.core.db
+      .selectFrom('contracts')
+      .select('project_id')
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    return r !== undefined;
+  }
+
   /** The resolved document (JSON text) and its format, for lint. */
   async resolved(ownerId: string, projectId: string): Promise<{ format: string; resolved: string } | null> {
     await this.projects.require(ownerId, projectId);

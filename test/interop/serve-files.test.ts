@@ -319,6 +319,10 @@ describe('mockyard serve --file', () => {
     const [project] = (await get('/api/projects', auth)).json;
     expect((await get(`/api/projects/${project.id}/contract`, auth)).status).toBe(404);
     expect(project.validation).toEqual({ requests: 'enforce', responses: 'off', status: 400 });
+    // a contract that cannot be loaded is a warning; the mocks are served
+    const bad = await serve(write('watch3/bad.json', doc({ openapi: '3.0.3', paths: {} })));
+    expect(bad.notes.some((n) => n.includes('/contract: the contract is not attached'))).toBe(true);
+    expect((await bad.get('/orders?qty=0')).status).toBe(200);
   });
 });
 
