@@ -60,10 +60,11 @@ export function contractRoutes(scope: FastifyInstance, deps: ApiDeps, yamlTypes:
   scope.get<{ Params: Params<'projectId'> }>(
     '/api/projects/:projectId/contract',
     { schema: { tags, summary: "The project's contract document, as JSON (404 when it has none)" } },
-    async (req) => {
-      const c = await store.contracts.get(caller(req).id, req.params.projectId);
-      if (!c) throw new AppError('not_found', 'The project has no contract');
-      return c.document;
+    async (req, reply) => {
+      // the stored JSON text as it is: parsing and serialising a 12 MiB document again held the loop ~0.2 s
+      const text = await store.contracts.documentText(caller(req).id, req.params.projectId);
+      if (text === null) throw new AppError('not_found', 'The project has no contract');
+      return reply.type('application/json; charset=utf-8').send(text);
     },
   );
 

@@ -45,6 +45,17 @@ export class Contracts {
     return r ? { format: r.format, document: JSON.parse(r.document), updatedAt: r.updated_at } : null;
   }
 
+  /** The document as stored (JSON text), for answering it as it is; null when there is none. */
+  async documentText(ownerId: string, projectId: string): Promise<string | null> {
+    await this.projects.require(ownerId, projectId);
+    const r = await this.core.db
+      .selectFrom('contracts')
+      .select('document')
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    return r?.document ?? null;
+  }
+
   /** Whether the project has a contract (without reading it). */
   async exists(ownerId: string, projectId: string): Promise<boolean> {
     await this.projects.require(ownerId, projectId);
