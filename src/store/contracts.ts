@@ -45,26 +45,25 @@ export class Contracts {
     return r ? { format: r.format, document: JSON.parse(r.document), updatedAt: r.updated_at } : null;
   }
 
-  /** The document as stored (JSON text), for answering it as it is; null when there is none. */
-  async documentText(ownerId: string, projectId: string): Promise<string | null> {
+  /** One column of the project's contract row, after the owner check; undefined when it has none. */
+  private async column<C extends 'document' | 'project_id'>(ownerId: string, projectId: string, col: C) {
     await this.projects.require(ownerId, projectId);
     const r = await this.core.db
       .selectFrom('contracts')
-      .select('document')
+      .select(col)
       .where('project_id', '=', projectId)
       .executeTakeFirst();
-    return r?.document ?? null;
+    return (r as Record<string, string> | undefined)?.[col];
+  }
+
+  /** The document as stored (JSON text), for answering it as it is; null when there is none. */
+  async documentText(ownerId: string, projectId: string): Promise<string | null> {
+    return (await this.column(ownerId, projectId, 'document')) ?? null;
   }
 
   /** Whether the project has a contract (without reading it). */
   async exists(ownerId: string, projectId: string): Promise<boolean> {
-    await this.projects.require(ownerId, projectId);
-    const r = await this.core.db
-      .selectFrom('contracts')
-      .select('project_id')
-      .where('project_id', '=', projectId)
-      .executeTakeFirst();
-    return r !== undefined;
+    return (await this.column(ownerId, projectId, 'project_id')) !== undefined;
   }
 
   /** The resolved document (JSON text) and its format, for lint. */
