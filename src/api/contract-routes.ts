@@ -18,22 +18,6 @@ export const ContractAnswer = Type.Object({
   warnings: Type.Array(Type.Object({ pointer: Type.String(), message: Type.String() })),
 });
 
-/**
- * Loads the document (JSON or YAML text, its bytes moved to the worker) in an import worker and stores
- * it as the project's contract: its format, operation count and warnings. (An import loads it in the
- * task that converts the mocks: api/import-routes.ts.)
- */
-async function attachContract(
-  deps: ApiDeps,
-  ownerId: string,
-  projectId: string,
-  source: { bytes: Uint8Array; yaml: boolean },
-) {
-  const loaded = await loadContract(ownerId, source.bytes, source.yaml);
-  await deps.store.contracts.put(ownerId, projectId, loaded);
-  return { format: loaded.format, operations: loaded.operations, warnings: loaded.warnings };
-}
-
 export function contractRoutes(scope: FastifyInstance, deps: ApiDeps, yamlTypes: readonly string[]): void {
   const { store, config } = deps;
   scope.put<{ Params: Params<'projectId'>; Body: unknown }>(
@@ -53,7 +37,10 @@ export function contractRoutes(scope: FastifyInstance, deps: ApiDeps, yamlTypes:
       await store.projects.require(me.id, req.params.projectId);
       const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
       const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      return attachContract(deps, me.id, req.params.projectId, { bytes, yaml: yamlTypes.includes(type) });
+      // checked, resolved and compiled in an import worker (the bytes are moved there), then stored
+      const loaded = await loadContract(me.id, bytes, yamlTypes.includes(type));
+      await store.contracts.put(me.id, req.params.projectId, loaded);
+      return { format: loaded.format, operations: loaded.operations, warnings: loaded.warnings };
     },
   );
 
