@@ -120,6 +120,10 @@ function openSqlite(file: string): Store {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // SQLite's own default page cache (2 MiB), not better-sqlite3's 16 MiB: answers come from the
+  // in-memory hot state, so the cache serves writes and rare reads, and pages it drops stay in the
+  // OS page cache. A large store filled the 16 MiB with pages malloc'd on the main heap (deploy.md).
+  sqlite.pragma('cache_size = -2000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   // checkpoints find the WAL synced ahead, off the event loop (wal-presync.ts)
   const presync = file === ':memory:' ? null : new WalPresync(`${file}-wal`);
