@@ -287,6 +287,20 @@ describe('MCP server', () => {
         ).toEqual(rules);
       });
 
+      it('import_mocks of the every-feature export brings its endpoints, validation modes and contract', async () => {
+        const c = await connect(token);
+        await s.client.api('PATCH', `/api/admin/users/${me}`, { plan: 'pro' }, ADMIN_TOKEN);
+        const pid = (await ok(c, 'create_project', { name: `export ${transport}` })).id as string;
+        const report = await ok(c, 'import_mocks', { projectId: pid, document: RICH });
+        expect(report.format).toBe('mockyard');
+        const api = (p: string) => s.client.api('GET', `/api/projects/${pid}${p}`, undefined, token);
+        expect(((await api('/endpoints')).json as Json[]).length).toBe((RICH.endpoints as Json[]).length);
+        expect((await api('')).json.validation).toEqual((RICH.project as Json).validation);
+        const contract = await api('/contract');
+        expect(contract.status).toBe(200);
+        expect(contract.json).toEqual(RICH.contract);
+      });
+
       it('bad input and other tenants’ ids are tool errors with the API’s code', async () => {
         const c = await connect(token);
         const missing = await call(c, 'list_endpoints', {});
