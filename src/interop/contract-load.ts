@@ -9,6 +9,7 @@
  */
 import { validationError } from '../domain/errors.js';
 import { compileContract } from '../runtime/contract/compile.js';
+import { parseJsonLenient } from './json-comments.js';
 import { importPool, parseYaml } from './openapi-import.js';
 
 type Json = Record<string, unknown>;
@@ -53,7 +54,8 @@ export function parseDocument(text: string, yaml: boolean): unknown {
   const trimmed = text.trimStart();
   if (!yaml || trimmed.startsWith('{')) {
     try {
-      return JSON.parse(text);
+      // JSON with comments, as an import of the same document reads it (json-comments.ts)
+      return parseJsonLenient(text);
     } catch (e) {
       if (!yaml) throw validationError([{ path: '/', message: `the document is not JSON: ${(e as Error).message}` }]);
     }

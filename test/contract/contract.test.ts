@@ -63,6 +63,18 @@ describe.each(DIALECTS)('contract validation (%s)', (dialect) => {
       'content-type': 'application/yaml',
     });
     expect(r.json).toEqual({ format: 'openapi-3.1', operations: 1, warnings: [] });
+    // JSON with comments is read as an import reads it; text that is no JSON stays a 400
+    const commented = `// the pet store\n${JSON.stringify(PETSTORE, null, 2).replace('{', '{ /* its contract */')}`;
+    const json = { 'content-type': 'application/json' };
+    expect((await c.api('PUT', `/api/projects/${p.id}/contract`, commented, u.token, json)).json).toMatchObject({
+      operations: 4,
+    });
+    expect((await c.api('GET', `/api/projects/${p.id}/contract`, undefined, u.token)).json).toEqual(PETSTORE);
+    expectError(
+      await c.api('PUT', `/api/projects/${p.id}/contract`, '{"openapi": ', u.token, json),
+      400,
+      'validation_failed',
+    );
     expectError(
       await c.api('PUT', `/api/projects/${p.id}/contract`, { openapi: '9' }, u.token),
       400,
