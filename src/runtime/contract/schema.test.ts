@@ -3,7 +3,7 @@
  * component inlined in many places (or a contract compiled again after a change) reuses it.
  */
 import { describe, expect, it } from 'vitest';
-import { compileSchema } from './schema.js';
+import { compileSchema, schemasHeld } from './schema.js';
 
 describe('compileSchema', () => {
   it('answers one check for schemas of the same text, another for a different one', () => {
@@ -25,4 +25,16 @@ describe('compileSchema', () => {
     expect(compileSchema(bad(), 'response', false)).toBe(a);
     expect(a('anything')).toBeNull();
   });
+
+  it('holds a bounded number of schemas however many distinct ones a process compiles', () => {
+    // more than the memo's 5,000: without a new AJV instance at each clear, AJV's own cache kept them all
+    for (let i = 0; i < 6000; i++) {
+      const check = compileSchema({ type: 'integer', minimum: i }, 'request', false);
+      expect(check(i)).toBeNull();
+      expect(check(i - 1)?.[0]).toMatchObject({ keyword: 'minimum' });
+    }
+    const held = schemasHeld();
+    expect(held.memo).toBeLessThanOrEqual(5000);
+    expect(held.ajv).toBeLessThanOrEqual(held.memo + 50);
+  }, 60_000);
 });
