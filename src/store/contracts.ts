@@ -37,9 +37,10 @@ export class Contracts {
 
   async get(ownerId: string, projectId: string): Promise<StoredContract | null> {
     await this.projects.require(ownerId, projectId);
+    // not the resolved form: about twice the document's size, and an export (the caller) has no use for it
     const r = await this.core.db
       .selectFrom('contracts')
-      .selectAll()
+      .select(['format', 'document', 'updated_at'])
       .where('project_id', '=', projectId)
       .executeTakeFirst();
     return r ? { format: r.format, document: JSON.parse(r.document), updatedAt: r.updated_at } : null;
