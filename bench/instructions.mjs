@@ -19,6 +19,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { MOCKS } from './definitions.mjs';
+import { npmStart } from './lib/standalone.mjs';
 
 const [scenario = 'S1', ...dirs] = process.argv.slice(2);
 const WARM = Number(process.env.WARM ?? 8000);
@@ -39,6 +40,9 @@ const vgEnv = { ...process.env, USER: process.env.USER ?? 'root', HOST: '127.0.0
 async function measure(dir, port) {
   const bare = dir === NODE_HTTP;
   const out = path.join(tmp, `callgrind-${port}.out`);
+  // a checkout runs with the node flags and environment of its `npm start`, as in `npm run bench`;
+  // bare node:http with node's defaults, as there
+  const start = bare ? { env: {}, flags: [] } : npmStart(dir);
   const child = spawn(
     'valgrind',
     [
@@ -47,14 +51,20 @@ async function measure(dir, port) {
       '--instr-atstart=no',
       `--callgrind-out-file=${out}`,
       process.execPath,
-      '--max-semi-space-size=8',
+      ...start.flags,
       ...(bare
         ? [path.join(import.meta.dirname, 'node-http-server.mjs'), String(port)]
         : [path.join(dir, 'dist', 'main.js')]),
     ],
     {
       cwd: bare ? import.meta.dirname : dir,
-      env: { ...vgEnv, PORT: String(port), DATABASE_URL: `sqlite:${path.join(tmp, `${port}.db`)}`, LOG_LEVEL: 'warn' },
+      env: {
+        ...vgEnv,
+        ...start.env,
+        PORT: String(port),
+        DATABASE_URL: `sqlite:${path.join(tmp, `${port}.db`)}`,
+        LOG_LEVEL: 'warn',
+      },
       stdio: 'ignore',
     },
   );

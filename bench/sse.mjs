@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { api, rssMB, waitFor } from './lib/standalone.mjs';
+import { api, npmStart, rssMB, waitFor } from './lib/standalone.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OPEN = Number(process.env.OPEN ?? 10_000);
@@ -81,15 +81,15 @@ try {
   children.push(bare);
   await new Promise((r) => bare.stdout.once('data', r));
   const port = 18490;
-  const my = spawn(process.execPath, ['--max-semi-space-size=8', 'scripts/start.mjs'], {
+  const my = spawn(process.execPath, [...npmStart(ROOT).flags, 'scripts/start.mjs'], {
     cwd: ROOT,
     env: {
       ...process.env,
+      ...npmStart(ROOT).env,
       PORT: String(port),
       HOST: '127.0.0.1',
       DATABASE_URL: `sqlite:${path.join(tmp, 'db.sqlite')}`,
       LOG_LEVEL: 'warn',
-      MALLOC_ARENA_MAX: '1',
     },
     stdio: 'ignore',
   });

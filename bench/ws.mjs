@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { api, rssMB, waitFor } from './lib/standalone.mjs';
+import { api, npmStart, rssMB, waitFor } from './lib/standalone.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLIENTS = Number(process.env.CLIENTS ?? 50);
@@ -67,10 +67,11 @@ try {
   children.push(bare);
   await new Promise((r) => bare.stdout.once('data', r));
   const port = 18390;
-  const my = spawn(process.execPath, ['scripts/start.mjs'], {
+  const my = spawn(process.execPath, [...npmStart(ROOT).flags, 'scripts/start.mjs'], {
     cwd: ROOT,
     env: {
       ...process.env,
+      ...npmStart(ROOT).env,
       PORT: String(port),
       HOST: '127.0.0.1',
       DATABASE_URL: `sqlite:${path.join(tmp, 'db.sqlite')}`,

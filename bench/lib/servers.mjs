@@ -6,6 +6,7 @@ import path from 'node:path';
 import { waitHealthy } from './http.mjs';
 import { logTail, portInUse, startProc, stopProc } from './procs.mjs';
 import { HERE, HOST, LOG_DIR, log, MOCKYARD_REF, NODE_HTTP_PORT, ROOT, sleep, WORK } from './settings.mjs';
+import { npmStart } from './standalone.mjs';
 
 // The Mockyard checkout to start (default: this one). With MOCKYARD_REF, a snapshot of that git ref of this
 // repository is extracted and built in the run's temp dir instead, so the work tree (and its dist/) is not
@@ -94,22 +95,7 @@ function mockyardStartProblem() {
 }
 async function startMockyard(name, port, databaseUrl) {
   if (await portInUse(port)) throw new Error(`port ${port} already in use`);
-  // the environment assignments and node flags of `npm start` (package.json), so the measured
-  // process is the one users run
-  const start = (() => {
-    try {
-      const script = JSON.parse(fs.readFileSync(path.join(MOCKYARD_DIR, 'package.json'), 'utf8')).scripts?.start ?? '';
-      const words = script.split(/\s+/);
-      const env = Object.fromEntries(
-        words
-          .filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w))
-          .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
-      );
-      return { env, flags: words.filter((w) => w.startsWith('--')) };
-    } catch {
-      return { env: {}, flags: [] };
-    }
-  })();
+  const start = npmStart(MOCKYARD_DIR);
   const child = startProc(name, process.execPath, [...start.flags, path.join(MOCKYARD_DIR, 'scripts', 'start.mjs')], {
     cwd: MOCKYARD_DIR,
     extraEnv: { ...start.env, PORT: String(port), HOST, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },

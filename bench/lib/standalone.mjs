@@ -1,6 +1,7 @@
-// What the standalone benches (bench/sse.mjs, bench/ws.mjs) share: waiting for a server, the
-// management API by base URL, and one process's RSS.
+// What the standalone benches (bench/sse.mjs, bench/ws.mjs) share with each other and with bench/run.mjs:
+// waiting for a server, the management API by base URL, one process's RSS, and `npm start`'s flags.
 import fs from 'node:fs';
+import path from 'node:path';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -29,3 +30,22 @@ export async function api(base, method, p, body, token) {
 
 /** One process's resident memory, MB. */
 export const rssMB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+/**
+ * The environment assignments and node flags of `npm start` in a checkout (its package.json), so a
+ * measured process is the one users run.
+ */
+export function npmStart(dir) {
+  try {
+    const script = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).scripts?.start ?? '';
+    const words = script.split(/\s+/);
+    const env = Object.fromEntries(
+      words
+        .filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w))
+        .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+    );
+    return { env, flags: words.filter((w) => w.startsWith('--')) };
+  } catch {
+    return { env: {}, flags: [] };
+  }
+}
