@@ -57,6 +57,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM: stop accepting, finish in-flight requests (bounded), flush the request log, exit.
 STOPSIGNAL SIGTERM
-# --max-semi-space-size=8, MALLOC_ARENA_MAX=1 and MALLOC_TRIM_THRESHOLD_: see docs/deploy.md "Node flags"
+# --max-semi-space-size=4, MALLOC_ARENA_MAX=1 and MALLOC_TRIM_THRESHOLD_: see docs/deploy.md "Node flags"
 ENV MALLOC_ARENA_MAX=1 MALLOC_TRIM_THRESHOLD_=131072
-CMD ["node", "--max-semi-space-size=8", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=4", "dist/main.js"]
