@@ -198,8 +198,10 @@ describe.each(DIALECTS)('output and state caps (%s)', (dialect) => {
     expect(JSON.stringify(bomb).length).toBeLessThan(6000);
     const started = Date.now();
     const r = await c.api('POST', `/api/projects/${f.pid}/import/openapi`, bomb, f.token);
+    // 422, not 503: the worker's 1.5 s CPU budget stopped it, before the wall budget (30 × that); the worker
+    // runs at nice 19, so on a machine busy with other test files its 1.5 s of CPU can take a few seconds
     expectError(r, 422, 'document_too_complex');
-    expect(Date.now() - started).toBeLessThan(1500 + 3000);
+    expect(Date.now() - started).toBeLessThan(1500 + 8000);
     expect((await c.api('GET', '/healthz')).status).toBe(200);
     const fine = {
       openapi: '3.0.0',
