@@ -318,13 +318,34 @@ function iterate(st: RenderState): boolean {
   return true;
 }
 
+/** The frame of an `each` over a list, updated in place from item to item. */
+interface LoopFrame {
+  value: unknown;
+  index: number;
+  first: boolean;
+  last: boolean;
+}
+
 function eachBlock(body: readonly Emit[], inverse: readonly Emit[], value: (st: RenderState) => unknown) {
   return (st: RenderState): void => {
     const v = value(st);
     if (Array.isArray(v) && v.length > 0) {
       const last = v.length - 1;
-      for (let i = 0; i <= last && iterate(st); i++)
-        enter(st, { value: v[i], index: i, first: i === 0, last: i === last }, body);
+      // one frame for the loop, moved along: a frame is read only while its iteration renders (no
+      // getter keeps it), so an object and a try/finally per item are not needed
+      const frame: LoopFrame = { value: undefined, index: 0, first: true, last: false };
+      st.frames.push(frame);
+      try {
+        for (let i = 0; i <= last && iterate(st); i++) {
+          frame.value = v[i];
+          frame.index = i;
+          frame.first = i === 0;
+          frame.last = i === last;
+          run(body, st);
+        }
+      } finally {
+        st.frames.pop();
+      }
       return;
     }
     if (isPlainObject(v)) {
