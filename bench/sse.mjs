@@ -81,11 +81,12 @@ try {
   children.push(bare);
   await new Promise((r) => bare.stdout.once('data', r));
   const port = 18490;
-  const my = spawn(process.execPath, [...npmStart(ROOT).flags, 'scripts/start.mjs'], {
+  const start = npmStart(ROOT);
+  const my = spawn(process.execPath, [...start.flags, 'scripts/start.mjs'], {
     cwd: ROOT,
     env: {
       ...process.env,
-      ...npmStart(ROOT).env,
+      ...start.env,
       PORT: String(port),
       HOST: '127.0.0.1',
       DATABASE_URL: `sqlite:${path.join(tmp, 'db.sqlite')}`,
