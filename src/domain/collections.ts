@@ -1,8 +1,8 @@
 /** Seeds of collections (docs/stateful-mocks.md): ids given or generated, no two items with one id. */
-import { randomUUID } from 'node:crypto';
 import type { CollectionOperation, HttpMethod } from './constants.js';
 import { type ErrorDetail, validationError } from './errors.js';
 import { templateDetails } from './template-syntax.js';
+import { uuid7 } from './uuid7.js';
 
 type Item = Record<string, unknown>;
 
@@ -33,7 +33,7 @@ export function checkSeed(seed: Item[], idField: string, at = '/seed'): Item[] {
   details.push(...templateDetails(seed, at));
   if (details.length > 0) throw validationError(details);
   const out = seed.map((item, i) => {
-    const withId = item[idField] === undefined ? { ...item, [idField]: randomUUID() } : item;
+    const withId = item[idField] === undefined ? { ...item, [idField]: uuid7() } : item;
     const id = idOf(withId, idField);
     if (id === undefined)
       details.push({ path: `${at}/${i}/${idField}`, message: `${idField} must be a string or a number` });

@@ -8,6 +8,9 @@ import { DIALECTS } from '../helpers/databases.js';
 import { expectError, expectValidation } from '../helpers/expect.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
+/** A version-7 UUID (RFC 9562), what a create or a seed item without an id gets. */
+const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 const SEED = [
   { id: 1, name: 'Ada', role: 'admin', age: 36 },
   { id: 2, name: 'Alan', role: 'user', age: 41 },
@@ -50,7 +53,7 @@ describe.each(DIALECTS)('collections (%s)', (dialect) => {
     expectValidation(await c.api('POST', base, { name: 'dup', seed: [{ id: 1 }, { id: 1 }] }, u.token), '/seed/1/id');
     // an item without an id gets one
     const gen = await c.api('POST', base, { name: 'notes', seed: [{ text: 'a' }] }, u.token);
-    expect(gen.json.seed[0].id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(gen.json.seed[0].id).toMatch(UUID7);
     // resources: six endpoints bound to the collection
     expect(
       resources.created.map((e: { method: string; path: string; data: { operation: string } }) => [
@@ -103,7 +106,15 @@ describe.each(DIALECTS)('collections (%s)', (dialect) => {
 
     const made = await c.mock(p.id, 'POST', '/api/users', { headers: json, body: '{"name":"Linus"}' });
     expect(made.status).toBe(201);
-    expect(made.json.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(made.json.id).toMatch(UUID7);
+    // ids are time-ordered (docs/api.md): a later create's id sorts after, and reads the time it was made
+    const before = Date.now();
+    const next = await c.mock(p.id, 'POST', '/api/users', { headers: json, body: '{"name":"Dennis"}' });
+    expect(next.json.id > made.json.id).toBe(true);
+    const ms = Number.parseInt(next.json.id.replace(/-/g, '').slice(0, 12), 16);
+    expect(ms).toBeGreaterThanOrEqual(before - 1);
+    expect(ms).toBeLessThanOrEqual(Date.now() + 1);
+    expect((await c.mock(p.id, 'DELETE', `/api/users/${next.json.id}`)).status).toBe(204);
     const kept = await c.mock(p.id, 'POST', '/api/users', { headers: json, body: '{"id":"u7","name":"Ken"}' });
     expect([kept.status, kept.json]).toEqual([201, { id: 'u7', name: 'Ken' }]);
     expectError(await c.mock(p.id, 'POST', '/api/users', { headers: json, body: '{"id":1}' }), 409, 'conflict');

@@ -11,7 +11,6 @@
  * templates (`{{faker …}}`) is rendered once per session and copied whole, as its values differ.
  * Each session keeps its item count and bytes, for the caps (docs/limits.md, "Collections").
  */
-import { randomUUID } from 'node:crypto';
 import {
   COLLECTION_CAPS,
   type CollectionCommand,
@@ -20,6 +19,7 @@ import {
   idOf,
   type SeedBase,
 } from '../../domain/collections.js';
+import { uuid7 } from '../../domain/uuid7.js';
 import type { Steps } from '../../shared/steps.js';
 
 type Item = Record<string, unknown>;
@@ -153,7 +153,7 @@ function merged(base: SeedBase | null, copy: SessionCopy, rows: ItemRow[]): stri
 /** A created item with its id (the given one, or a new uuid) and its stored text. */
 function newItem(given: Item, idField: string): { id: string; item: Item; data: string } {
   const known = idOf(given, idField);
-  const item = known === undefined ? { ...given, [idField]: randomUUID() } : given;
+  const item = known === undefined ? { ...given, [idField]: uuid7() } : given;
   return { id: known ?? (item[idField] as string), item, data: JSON.stringify(item) };
 }
 
