@@ -96,7 +96,10 @@ function mockyardStartProblem() {
 async function startMockyard(name, port, databaseUrl) {
   if (await portInUse(port)) throw new Error(`port ${port} already in use`);
   const start = npmStart(MOCKYARD_DIR);
-  const child = startProc(name, process.execPath, [...start.flags, path.join(MOCKYARD_DIR, 'scripts', 'start.mjs')], {
+  // MOCKYARD_NODE_FLAGS: node flags added to npm start's, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
+  const extra = (process.env.MOCKYARD_NODE_FLAGS || '').split(/\s+/).filter(Boolean);
+  const script = path.join(MOCKYARD_DIR, 'scripts', 'start.mjs');
+  const child = startProc(name, process.execPath, [...start.flags, ...extra, script], {
     cwd: MOCKYARD_DIR,
     extraEnv: { ...start.env, PORT: String(port), HOST, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
   });
