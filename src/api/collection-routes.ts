@@ -27,7 +27,8 @@ const MAX_SEED = 10_000;
 
 const seedSchema = Type.Array(Type.Object({}, { additionalProperties: true }), {
   maxItems: MAX_SEED,
-  description: 'the items every session starts from (objects; an item without the id field gets a UUID)',
+  description:
+    'the items every session starts from (objects; an item without the id field gets a version-7 UUID: time-ordered)',
 });
 const idFieldSchema = Type.String({ minLength: 1, maxLength: 64, description: 'default id' });
 const readOnly = { createdAt: Type.Optional(Type.Unknown()), updatedAt: Type.Optional(Type.Unknown()) };

@@ -15,7 +15,7 @@ export const idOf = (item: Readonly<Item>, idField: string): string | undefined 
   return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
 };
 
-/** Items of a seed with their ids: a missing id gets a UUID; a duplicate or unusable id is a 400. */
+/** Items of a seed with their ids: a missing id gets a version-7 UUID (uuid7.ts); a duplicate or unusable id is a 400. */
 export function checkSeed(seed: Item[], idField: string, at = '/seed'): Item[] {
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];

@@ -5,7 +5,7 @@
  * process sort in the order they were made, even when the clock steps back, so a session's new items
  * land at the end of its part of the items' index — one B-tree page that stays in SQLite's cache,
  * where random (version 4) ids touched a different page a create, read back from the OS and split
- * in the middle (docs/architecture.md, "Collections").
+ * in the middle (docs/architecture.md, "Decisions").
  */
 import { randomUUID } from 'node:crypto';
 

@@ -150,7 +150,7 @@ function merged(base: SeedBase | null, copy: SessionCopy, rows: ItemRow[]): stri
   return out;
 }
 
-/** A created item with its id (the given one, or a new uuid) and its stored text. */
+/** A created item with its id (the given one, or a new version-7 uuid) and its stored text. */
 function newItem(given: Item, idField: string): { id: string; item: Item; data: string } {
   const known = idOf(given, idField);
   const item = known === undefined ? { ...given, [idField]: uuid7() } : given;
