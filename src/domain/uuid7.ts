@@ -11,18 +11,21 @@ import { randomUUID } from 'node:crypto';
 
 let lastMs = 0;
 let counter = 0;
+/** `lastMs` spelled as the id's first 13 characters (`xxxxxxxx-xxxx-`), made once a millisecond */
+let prefix = '';
+
+function setMs(ms: number): void {
+  lastMs = ms;
+  counter = 0;
+  const hex = ms.toString(16).padStart(12, '0');
+  prefix = `${hex.slice(0, 8)}-${hex.slice(8)}-`;
+}
 
 /** A new version-7 UUID, later in order than every one this process made before. */
 export function uuid7(now = Date.now()): string {
-  if (now > lastMs) {
-    lastMs = now;
-    counter = 0;
-  } else if (++counter > 0xfff) {
-    // 4096 ids in one millisecond (or a clock that stepped back): borrow the next millisecond
-    lastMs++;
-    counter = 0;
-  }
-  const ms = lastMs.toString(16).padStart(12, '0');
+  if (now > lastMs) setMs(now);
+  // 4096 ids in one millisecond (or a clock that stepped back): borrow the next millisecond
+  else if (++counter > 0xfff) setMs(lastMs + 1);
   // randomUUID: xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx; from V on it is the variant and 62 random bits
-  return `${ms.slice(0, 8)}-${ms.slice(8)}-7${counter.toString(16).padStart(3, '0')}-${randomUUID().slice(19)}`;
+  return `${prefix}7${counter.toString(16).padStart(3, '0')}-${randomUUID().slice(19)}`;
 }
