@@ -45,6 +45,31 @@ export function checkSeed(seed: Item[], idField: string, at = '/seed'): Item[] {
   return out;
 }
 
+/**
+ * A seed read again (`serve --file --watch`) with the ids an earlier load generated: an item without an id
+ * takes the id of a previous item equal to it but for that id, unless the seed names that id itself, so
+ * that an unchanged file leaves the collection, and the sessions copied from it, as they are.
+ */
+export function keepGeneratedIds(seed: Item[], previous: readonly Item[], idField: string): Item[] {
+  if (!seed.some((item) => item[idField] === undefined)) return seed;
+  const named = new Set(seed.map((item) => idOf(item, idField)));
+  const free = new Map<string, unknown[]>();
+  for (const item of previous) {
+    const id = idOf(item, idField);
+    if (id === undefined || named.has(id)) continue;
+    const { [idField]: value, ...rest } = item;
+    const key = JSON.stringify(rest);
+    const ids = free.get(key);
+    if (ids) ids.push(value);
+    else free.set(key, [value]);
+  }
+  return seed.map((item) => {
+    if (item[idField] !== undefined) return item;
+    const id = free.get(JSON.stringify(item))?.shift();
+    return id === undefined ? item : { ...item, [idField]: id };
+  });
+}
+
 /** The six REST endpoints of a resource bound to a collection (`POST …/resources`, docs/stateful-mocks.md). */
 export const RESOURCE: readonly (readonly [HttpMethod, string, CollectionOperation])[] = [
   ['GET', '', 'list'],

@@ -4,9 +4,11 @@
  * whose content is unchanged keeps its id and its sequence position wherever it moved in the file
  * (docs/testing.md). A rule that changed is updated in place (its sequence restarts only if its
  * response changed); rules, endpoints and collections the files no longer have are removed. Seeds
- * are checked as imports check them; a seed or stored value changed in the file is applied.
+ * are checked as imports check them; a seed or stored value changed in the file is applied, and a seed
+ * item without an id keeps the id generated for it at the last load while it is unchanged.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { keepGeneratedIds } from '../domain/collections.js';
 import { DEFAULT_MODES, sameModes } from '../domain/contract.js';
 import type { Endpoint, RuleRecord } from '../domain/model.js';
 import { routeKey } from '../domain/paths.js';
@@ -127,7 +129,13 @@ export async function syncProject(
     skipped: [...conv.skipped],
     warnings: [...conv.warnings],
   };
-  const checked = check(conv, rulesPerEndpoint, report);
+  // items without an id keep the ids the last load generated for them, so an unchanged seed stays unchanged
+  const current = new Map((await store.collections.list(ownerId, projectId)).map((c) => [c.name, c]));
+  const collections = conv.collections.map((c) => {
+    const had = current.get(c.name);
+    return had?.idField === c.idField ? { ...c, seed: keepGeneratedIds(c.seed, had.seed, c.idField) } : c;
+  });
+  const checked = check({ ...conv, collections }, rulesPerEndpoint, report);
   now.projectStorage = checked.projectStorage;
 
   const project = await store.projects.require(ownerId, projectId);
@@ -151,7 +159,6 @@ export async function syncProject(
   if (was === null ? shared.length > 0 : !isDeepStrictEqual(was.projectStorage, shared))
     await store.hot.updateStorage({ kind: 'project', id: projectId }, '', () => shared);
 
-  const current = new Map((await store.collections.list(ownerId, projectId)).map((c) => [c.name, c]));
   for (const c of checked.collections) {
     const had = current.get(c.name);
     current.delete(c.name);

@@ -249,6 +249,42 @@ describe('mockyard serve --file', () => {
     expect((await b.get('/items/1')).status).toBe(404);
   });
 
+  it('--watch keeps the generated ids of unchanged seed items, and what mock traffic created', async () => {
+    const doc = (seed: object[], other: string) => ({
+      mockyard: 1,
+      project: { name: 'w4' },
+      endpoints: [
+        { method: 'GET', path: '/items', data: { collection: 'items', operation: 'list' }, rules: [] },
+        { method: 'POST', path: '/items', data: { collection: 'items', operation: 'create' }, rules: [] },
+        { method: 'GET', path: '/other', responseBody: other, rules: [] },
+      ],
+      collections: [{ name: 'items', idField: 'id', seed }],
+    });
+    const file = write('watch4/mocks.json', doc([{ v: 'one' }, { v: 'two' }], 'v1'));
+    const { get, s } = await serve(file, true);
+    const list = async () => (await get('/items')).json as { id: string; v: string }[];
+    const seeded = await list();
+    expect(seeded.map((i) => i.v)).toEqual(['one', 'two']);
+    const created = await get('/items', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ v: 'three' }),
+    });
+    expect(created.status).toBe(201);
+    // another endpoint changes: the seed did not, so the collection keeps its ids and the created item
+    fs.writeFileSync(file, JSON.stringify(doc([{ v: 'one' }, { v: 'two' }], 'v2')));
+    await pollFor(async () => (await get('/other')).text === 'v2');
+    await s.settled();
+    expect(await list()).toEqual([...seeded, created.json]);
+    // one seed item changes: the collection starts over from the seed, the unchanged item keeps its id
+    fs.writeFileSync(file, JSON.stringify(doc([{ v: 'one' }, { v: 'deux' }], 'v2')));
+    await pollFor(async () => (await list()).length === 2);
+    const after = await list();
+    expect(after[0]).toEqual(seeded[0]);
+    expect(after[1].v).toBe('deux');
+    expect(after[1].id).not.toBe(seeded[1].id);
+  });
+
   it('names the file that cannot be read, parsed or recognised', async () => {
     await expect(serveFiles({ file: path.join(dir, 'missing.json'), env })).rejects.toThrow(MockFileError);
     const bad = write('bad/x.yaml', 'a: [1\n');
