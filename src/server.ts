@@ -22,6 +22,7 @@ import { createMockHandler } from './runtime/mock-server.js';
 import { RequestLog } from './runtime/request-log.js';
 import { configureRedaction } from './runtime/request-log-entry.js';
 import { endStreams, streamsStopped } from './runtime/stream.js';
+import { keepTickShape } from './runtime/tick-shape.js';
 import { createWsHandler } from './runtime/ws/handler.js';
 import { SocketHub } from './runtime/ws/hub.js';
 import { ChangeFeed } from './store/change-feed.js';
@@ -102,6 +103,8 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
         censor: '[redacted]',
       },
     });
+  // V8 would forget the shape of nextTick's objects when idle, and answer slower ever after (tick-shape.ts)
+  keepTickShape();
   configureParser({ timeoutMs: config.importTimeoutMs, nice: config.importNice });
   configureRedaction(config.redactHeaders);
   const store = await openStore(config.databaseUrl);
