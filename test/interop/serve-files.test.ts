@@ -265,6 +265,9 @@ describe('mockyard serve --file', () => {
     const list = async () => (await get('/items')).json as { id: string; v: string }[];
     const seeded = await list();
     expect(seeded.map((i) => i.v)).toEqual(['one', 'two']);
+    // generated through this door as through the API: version-7 UUIDs
+    for (const i of seeded)
+      expect(i.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const created = await get('/items', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
