@@ -7,18 +7,22 @@
 // does at moderate load, where under a flood it writes few (src/runtime/request-log.ts): the count
 // includes that write.
 //   npm run build && node bench/instructions.mjs S1 . /path/to/other/checkout
-//   SCENARIO: S1 (fixed answer), S2 (two rules with conditions), S3 (templated answer), S4 (counted sequence)
+//   SCENARIO: S1 (fixed answer), S2 (two rules with conditions), S3 (templated answer), S4 (counted sequence),
+//   S5 (a store_variable action: a new query value a request, as in the bench)
 //   a checkout named `node-http` is bench/node-http-server.mjs, the bare reference server (no setup)
 //   WARM (8000) and N (8000) requests over CONNS (8) connections; needs valgrind (`apt-get install -y valgrind`)
 //   Closer to the bench's flood: CONNS=50 MOCKYARD_REQUEST_LOG_KEEP=100 WARM=20000 (the log's ring
 //   overflows between writes, so few entries are written, and the JIT has settled in both servers);
 //   MOCKYARD_REQUEST_LOG_FLUSH_MS=600000 instead leaves the log's writes out of the count altogether
+//   KEEP=1 keeps callgrind's output (its directory is printed); MOCKYARD_NODE_FLAGS adds node flags to
+//   each checkout's process (not node-http's): `--perf-basic-prof` writes /tmp/perf-<pid>.map, which names
+//   the JIT code that `callgrind_annotate` shows as bare addresses
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { MOCKS } from './definitions.mjs';
+import { SCENARIOS } from './lib/scenarios.mjs';
 import { npmStart } from './lib/standalone.mjs';
 
 const [scenario = 'S1', ...dirs] = process.argv.slice(2);
@@ -26,10 +30,11 @@ const WARM = Number(process.env.WARM ?? 8000);
 const N = Number(process.env.N ?? 8000);
 const CONNS = Number(process.env.CONNS ?? 8);
 const NODE_HTTP = 'node-http';
-// the harness's own definitions (bench/lib/scenarios.mjs uses them too)
-const sc = MOCKS[scenario];
+// the harness's own definitions (bench/lib/scenarios.mjs)
+const SUPPORTED = ['S1', 'S2', 'S3', 'S4', 'S5'];
+const sc = SUPPORTED.includes(scenario) ? SCENARIOS[scenario] : undefined;
 if (!sc || dirs.length === 0) {
-  console.error('usage: node bench/instructions.mjs S1|S2|S3|S4 <checkout> [<checkout> …]');
+  console.error(`usage: node bench/instructions.mjs ${SUPPORTED.join('|')} <checkout> [<checkout> …]`);
   process.exit(2);
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -52,6 +57,7 @@ async function measure(dir, port) {
       `--callgrind-out-file=${out}`,
       process.execPath,
       ...start.flags,
+      ...(bare ? [] : (process.env.MOCKYARD_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)),
       ...(bare
         ? [path.join(import.meta.dirname, 'node-http-server.mjs'), String(port)]
         : [path.join(dir, 'dist', 'main.js')]),
@@ -104,8 +110,10 @@ async function measure(dir, port) {
       let left = n;
       const one = () =>
         new Promise((resolve, reject) => {
+          // S5 sends a new query value each request (its setupRequest), as the bench's load does
+          const { path: p } = sc.setupRequest ? sc.setupRequest({ path: sc.path }) : sc;
           const req = http.get(
-            { agent, host: '127.0.0.1', port, path: `${prefix}${sc.path}`, headers: sc.headers },
+            { agent, host: '127.0.0.1', port, path: `${prefix}${p}`, headers: sc.headers },
             (res) => {
               if (res.statusCode !== 200) reject(new Error(`answer ${res.statusCode}`));
               res.resume();
@@ -147,4 +155,5 @@ for (const [i, dir] of dirs.entries()) {
   console.log(`${scenario} ${dir}: ${Math.round(perRequest)} instructions a request (${N} requests after ${WARM})`);
 }
 if (results.length > 1) console.log(`ratio to the first: ${results.map((r) => (r / results[0]).toFixed(4)).join(' ')}`);
-fs.rmSync(tmp, { recursive: true, force: true });
+if (process.env.KEEP) console.log(`callgrind output kept in ${tmp}`);
+else fs.rmSync(tmp, { recursive: true, force: true });

@@ -59,8 +59,9 @@ export class ActionPipeline {
         this.outcomes.push({ type: a.type, ok: false, error: 'skipped: an earlier action failed with onError stop' });
         continue;
       }
-      if (this.deadline === 0) this.deadline = now() + ACTION_BUDGET_MS;
-      const left = this.deadline - now();
+      const t = now();
+      if (this.deadline === 0) this.deadline = t + ACTION_BUDGET_MS;
+      const left = this.deadline - t;
       if (left <= 0) {
         this.outcomes.push({ type: a.type, ok: false, error: 'skipped: the 10 s action budget is spent' });
         continue;

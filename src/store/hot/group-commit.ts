@@ -44,8 +44,8 @@ export interface PendingOp {
   readonly reject: (e: unknown) => void;
 }
 
-/** A rule and session as one map key: the rule id itself outside sessions (no string built per
- * request on the common path; a rule id never holds a NUL, so the two forms cannot meet). */
+/** A rule (or a storage's owner) and session as one map key: the id itself outside sessions (no
+ * string built per request on the common path; an id never holds a NUL, so the two forms cannot meet). */
 export const hitKey = (ruleId: string, session: string) => (session === '' ? ruleId : `${ruleId}\u0000${session}`);
 
 /** The group's hits were added and the counter is now `total`: its waiters get the last n counts, in order. */

@@ -29,6 +29,7 @@ import {
   failHitGroup,
   GroupCommit,
   type HitGroup,
+  hitKey,
   type PendingOp,
   settleEach,
   settleHitGroup,
@@ -70,8 +71,14 @@ export class SqliteHot implements HotState {
   private readonly stmts: Record<StorageKind, StorageStatements>;
   /** runs `body` in a transaction: BEGIN … COMMIT at the top, a savepoint inside another (better-sqlite3) */
   private readonly tx: <T>(body: () => T) => T;
-  /** this turn's writes of each storage (owner and session), committed as one op (`updateStorage`) */
-  private readonly storageBatches = new Map<string, StorageBatch>();
+  /**
+   * this turn's writes of each storage, committed as one op (`updateStorage`): per owner kind, by
+   * `hitKey(owner id, session)` (outside sessions the id itself, no string built per write)
+   */
+  private readonly storageBatches: Record<StorageKind, Map<string, StorageBatch>> = {
+    endpoint: new Map(),
+    project: new Map(),
+  };
   private readonly commits: GroupCommit;
   private readonly col: Record<keyof typeof COLLECTION, SqliteDatabase.Statement>;
   readonly appendLog: (rows: LogRow[]) => void;
@@ -279,24 +286,25 @@ export class SqliteHot implements HotState {
     write: StorageWrite,
     waiter: Waiter<Map<string, string>>,
   ): void {
-    const key = `${owner.kind}\u0000${owner.id}\u0000${session}`;
-    let batch = this.storageBatches.get(key);
+    const batches = this.storageBatches[owner.kind];
+    const key = hitKey(owner.id, session);
+    let batch = batches.get(key);
     if (batch === undefined) {
       const b: StorageBatch = { writes: [], waiters: [] };
       this.commits.enqueue({
         op: () => {
-          this.storageBatches.delete(key);
+          batches.delete(key);
           return this.writeStorage(owner, session, b.writes);
         },
         resolve: (out) => settleEach(b.waiters, out as (Map<string, string> | Error)[]),
         reject: (err) => {
           // a commit that failed before running the op (its BEGIN) leaves no batch behind for later writes
-          if (this.storageBatches.get(key) === b) this.storageBatches.delete(key);
+          if (batches.get(key) === b) batches.delete(key);
           failEach(b.waiters, err);
         },
       });
       batch = b;
-      this.storageBatches.set(key, batch);
+      batches.set(key, batch);
     }
     batch.writes.push(write);
     batch.waiters.push(waiter);
