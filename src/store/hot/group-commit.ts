@@ -46,7 +46,7 @@ export interface PendingOp {
 
 /** A rule (or a storage's owner) and session as one map key: the id itself outside sessions (no
  * string built per request on the common path; an id never holds a NUL, so the two forms cannot meet). */
-export const hitKey = (ruleId: string, session: string) => (session === '' ? ruleId : `${ruleId}\u0000${session}`);
+export const hitKey = (id: string, session: string) => (session === '' ? id : `${id}\u0000${session}`);
 
 /** The group's hits were added and the counter is now `total`: its waiters get the last n counts, in order. */
 export function settleHitGroup(group: HitGroup, total: number): void {
