@@ -11,7 +11,7 @@
 import type { ActionOutcome } from '../../domain/model.js';
 import type { CompiledAction } from '../compile.js';
 import { EgressError } from '../egress.js';
-import type { Steps } from '../steps.js';
+import type { Deferred, Steps } from '../steps.js';
 import { CapExceeded } from '../template.js';
 import { broadcast } from './broadcast.js';
 import { httpRequest } from './http-request.js';
@@ -32,6 +32,10 @@ const RUNNERS: { [T in CompiledAction['type']]: ActionRunner<Extract<CompiledAct
   http_request: httpRequest,
   broadcast,
 };
+
+/** A runner's steps, not its one wait (see ActionRunner). */
+const isSteps = (r: Steps<ActionResult> | Deferred<unknown>): r is Steps<ActionResult> =>
+  typeof (r as Deferred<unknown>).into !== 'function';
 
 /** The outcome of an action that succeeded, one shared object per type (never mutated). */
 const OK: Readonly<Record<ActionOutcome['type'], ActionOutcome>> = Object.freeze({
@@ -68,9 +72,15 @@ export class ActionPipeline {
       }
       try {
         const runner = RUNNERS[a.type] as ActionRunner<CompiledAction>;
-        const result = yield* runner(a, this.scope, left);
-        this.outcomes.push(OK[a.type]);
-        if (result) return result;
+        const run = runner(a, this.scope, left);
+        if (isSteps(run)) {
+          const result = yield* run;
+          this.outcomes.push(OK[a.type]);
+          if (result) return result;
+        } else {
+          yield run;
+          this.outcomes.push(OK[a.type]);
+        }
       } catch (err) {
         const timeout = err instanceof EgressError && err.kind === 'timeout';
         const known = err instanceof EgressError || err instanceof CapExceeded;

@@ -8,7 +8,7 @@ import type { CompiledAction } from '../compile.js';
 import type { MockContext } from '../context.js';
 import type { Egress } from '../egress.js';
 import type { RuntimeStore } from '../ports.js';
-import type { Steps } from '../steps.js';
+import type { Deferred, Steps } from '../steps.js';
 
 export interface ActionDeps {
   readonly store: RuntimeStore;
@@ -34,9 +34,13 @@ export interface ActionScope {
 // biome-ignore lint/suspicious/noConfusingVoidType: a generator that ends without `return` returns void
 export type ActionResult = void | { applied: { status: number; body: string; contentType: string } };
 
-/** An action type's behaviour: a step function (it yields what it waits for, see steps.ts). */
+/**
+ * An action type's behaviour: a step function (it yields what it waits for, see steps.ts), or, for
+ * an action that waits once and applies no answer, that one wait itself (a storage write: one
+ * generator fewer to make and resume a request, bench S5).
+ */
 export type ActionRunner<A extends CompiledAction> = (
   action: A,
   scope: ActionScope,
   msLeft: number,
-) => Steps<ActionResult>;
+) => Steps<ActionResult> | Deferred<unknown>;

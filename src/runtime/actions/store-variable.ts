@@ -37,20 +37,35 @@ export function checkStored(caps: Caps, current: Map<string, string>, name: stri
   }
 }
 
-/** A storage write as a step waits for it: handed to the store's group commit with the step's own sink, no promise. */
-class StorageUpdate implements Deferred<Map<string, string>> {
+/**
+ * A storage write as the action pipeline waits for it: the runner's one wait (no step function of its
+ * own), handed to the store's group commit with itself as the waiter, no promise. Once committed, the
+ * context keeps the storage as this write left it, then the pipeline steps on.
+ */
+class StorageUpdate implements Deferred<Map<string, string>>, StepSink<Map<string, string>> {
+  private sink: StepSink<Map<string, string>> | null = null;
   constructor(
+    private readonly ctx: ActionScope['ctx'],
+    private readonly scope: StorageScope,
     private readonly hot: HotState,
     private readonly owner: StorageOwner,
     private readonly session: string,
     private readonly write: StorageWrite,
   ) {}
   into(sink: StepSink<Map<string, string>>): void {
-    this.hot.updateStorageInto(this.owner, this.session, this.write, sink);
+    this.sink = sink;
+    this.hot.updateStorageInto(this.owner, this.session, this.write, this);
+  }
+  resolve(stored: Map<string, string>): void {
+    keep(this.ctx, this.scope, stored);
+    this.sink?.resolve(stored);
+  }
+  reject(err: unknown): void {
+    this.sink?.reject(err);
   }
 }
 
-export const storeVariable: ActionRunner<StoreVariable> = function* (a, scope) {
+export const storeVariable: ActionRunner<StoreVariable> = (a, scope) => {
   const { ctx, deps } = scope;
   const write: StorageWrite = (current) => {
     keep(ctx, a.scope, current);
@@ -58,19 +73,11 @@ export const storeVariable: ActionRunner<StoreVariable> = function* (a, scope) {
     checkStored(deps.caps, current, a.name, value);
     return [[a.name, value]];
   };
-  const stored = (yield new StorageUpdate(deps.store.hot, owner(a.scope, scope), scope.session, write)) as Map<
-    string,
-    string
-  >;
-  keep(ctx, a.scope, stored);
+  return new StorageUpdate(ctx, a.scope, deps.store.hot, owner(a.scope, scope), scope.session, write);
 };
 
-export const deleteVariable: ActionRunner<DeleteVariable> = function* (a, scope) {
+export const deleteVariable: ActionRunner<DeleteVariable> = (a, scope) => {
   const { ctx, deps } = scope;
   const write: StorageWrite = () => [[a.name, null]];
-  const stored = (yield new StorageUpdate(deps.store.hot, owner(a.scope, scope), scope.session, write)) as Map<
-    string,
-    string
-  >;
-  keep(ctx, a.scope, stored);
+  return new StorageUpdate(ctx, a.scope, deps.store.hot, owner(a.scope, scope), scope.session, write);
 };
