@@ -166,9 +166,10 @@ export interface CompiledEndpoint {
   /**
    * What evaluating the rules can wait for: `never` (no storage to load, no rule with an action or
    * a counter), `hits` (rules with counters but nothing to load and no actions: a hit counter is
-   * the only wait), or `steps` (anything else: the step function).
+   * the only wait), `acts` (rules with actions but nothing to load: engine's loop as an object,
+   * acting.ts), or `steps` (a storage, a count or a list to load first: the step function).
    */
-  readonly waits: 'never' | 'hits' | 'steps';
+  readonly waits: 'never' | 'hits' | 'acts' | 'steps';
 }
 
 export interface CompiledProject {
@@ -344,15 +345,13 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       channels: e.channels ?? [],
       graphql: gql,
       waits:
-        readsStorage ||
-        readsProjectStorage ||
-        counts.length > 0 ||
-        lists.length > 0 ||
-        rules.some((r) => r.actions.length > 0)
+        readsStorage || readsProjectStorage || counts.length > 0 || lists.length > 0
           ? 'steps'
-          : rules.some((r) => r.counted)
-            ? 'hits'
-            : 'never',
+          : rules.some((r) => r.actions.length > 0)
+            ? 'acts'
+            : rules.some((r) => r.counted)
+              ? 'hits'
+              : 'never',
     };
     router.add(e.method, e.path, compiled);
     // a GraphQL endpoint answers GET ?query= at its path too, unless a GET endpoint is there

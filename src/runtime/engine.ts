@@ -6,25 +6,37 @@
  * How an endpoint is evaluated depends on what it can wait for (`waits`, compile.ts): `never` (no
  * storage to read, no rule with an action or a counter) is a plain loop, answered at once; `hits`
  * (counters but no storage and no actions, as a sequence) is the same loop, and the matching rule's
- * hit counter is the one wait (a waiter object handed to the group commit, no promise). Any other endpoint runs `evaluate`, a step function (steps.ts):
- * it continues synchronously through whatever is at hand (storage read on SQLite, conditions,
- * set_variable) and switches to a promise at the first thing that waits — a hit counter or a
- * storage write (group commit: the end of the turn), a PostgreSQL read, a webhook.
+ * hit counter is the one wait (a waiter object handed to the group commit, no promise); `acts`
+ * (actions, nothing to load first, as a store_variable) is the same loop with the action pipeline,
+ * as an object that steps on where it stopped (acting.ts). An endpoint that loads something first
+ * (`steps`: a storage read, a collection's count or items) runs `evaluate`, a step function
+ * (steps.ts): it continues synchronously through whatever is at hand (storage read on SQLite,
+ * conditions, set_variable) and switches to waiting at the first thing that waits — a hit counter
+ * or a storage write (group commit: the end of the turn), a PostgreSQL read, a webhook.
  */
 import type { Logger } from 'pino';
 import { type Caps, DEFAULT_CAPS } from '../domain/constants.js';
-import type { ActionOutcome, RuleTrace } from '../domain/model.js';
+import type { RuleTrace } from '../domain/model.js';
+import { Acting } from './acting.js';
 import { type ActionDeps, ActionPipeline } from './actions/index.js';
-import type { CompiledEndpoint, CompiledProject, CompiledRule, StepOutcome } from './compile.js';
-import { evaluateConditions } from './conditions.js';
-import type { MockContext } from './context.js';
 import { type Egress, EgressError } from './egress.js';
+import {
+  CountedStep,
+  DEFAULT_OUTCOME,
+  type Evaluating,
+  type Evaluation,
+  matches,
+  NO_ACTIONS,
+  responds,
+  stepAt,
+} from './evaluation.js';
 import type { RuntimeStore, Waiter } from './ports.js';
 import { ProjectCache } from './project-cache.js';
 import { SessionTracker } from './sessions.js';
 import { driveInto, LATER, type Steps } from './steps.js';
 
 export { ACTION_BUDGET_MS, MAX_HOPS } from './actions/index.js';
+export { type Evaluating, type Evaluation, NO_ACTIONS, type Outcome } from './evaluation.js';
 
 /**
  * Bounds the outbound requests in flight at once (HTTP Request actions and the fallback proxy share
@@ -51,61 +63,6 @@ export function limitEgress(inner: Egress, maxInFlight: number): Egress & { inFl
   };
 }
 
-/** Evaluates a rule's conditions and records its trace: matched, or the first condition that failed. */
-function matches(rule: CompiledRule, ctx: MockContext, traces: RuleTrace[]): boolean {
-  const failed = evaluateConditions(rule.conditions, ctx);
-  traces.push(failed >= 0 ? rule.failedTraces[failed] : rule.matchedTrace);
-  return failed < 0;
-}
-
-/** Shared by evaluations that ran no action, and by the log records of requests no rule ran for
- * (never mutated). */
-export const NO_ACTIONS: ActionOutcome[] = Object.freeze([]) as unknown as ActionOutcome[];
-
-export type Outcome =
-  | StepOutcome
-  | { kind: 'default' }
-  | { kind: 'applied'; ruleId: string; status: number; body: string; contentType: string };
-
-const DEFAULT_OUTCOME: Outcome = Object.freeze({ kind: 'default' });
-
-export interface Evaluation {
-  outcome: Outcome;
-  actions: ActionOutcome[];
-  rules: RuleTrace[];
-}
-
-/** A rule that answers with a response (its steps and their order). */
-type Responding = CompiledRule & {
-  readonly outcomes: readonly StepOutcome[];
-  readonly sequence: NonNullable<CompiledRule['sequence']>;
-};
-const responds = (rule: CompiledRule): rule is Responding => rule.outcomes !== null && rule.sequence !== null;
-
-/** What a responding rule answers at its `hits`-th hit (1 for a rule that is not counted). */
-const stepAt = (rule: Responding, hits: number, actions: ActionOutcome[], rules: RuleTrace[]): Evaluation => ({
-  outcome: rule.outcomes[rule.sequence.stepFor(hits - 1)],
-  actions,
-  rules,
-});
-
-/** A counted rule whose hit is being committed: the count picks the step (an object, not a promise). */
-class CountedStep implements Waiter<number> {
-  constructor(
-    private readonly rule: Responding,
-    private readonly traces: RuleTrace[],
-    private readonly sink: Waiter<Evaluation>,
-  ) {}
-
-  resolve(hits: number): void {
-    this.sink.resolve(stepAt(this.rule, hits, NO_ACTIONS, this.traces));
-  }
-
-  reject(err: unknown): void {
-    this.sink.reject(err);
-  }
-}
-
 export interface EngineDeps {
   store: RuntimeStore;
   egress: Egress;
@@ -116,17 +73,6 @@ export interface EngineDeps {
   now?: () => number;
   /** where the `broadcast` action sends (the WebSocket hub, docs/websocket.md) */
   channels?: ActionDeps['channels'];
-}
-
-/** One request's evaluation: what it reads, and what it has done so far. */
-export interface Evaluating {
-  readonly projectId: string;
-  /** the project's collections ({{collection.NAME.count}}) */
-  readonly collections: CompiledProject['collections'];
-  readonly ep: CompiledEndpoint;
-  readonly ctx: MockContext;
-  readonly session: string;
-  readonly hops: number;
 }
 
 export class Engine {
@@ -153,12 +99,13 @@ export class Engine {
    * gets it (or the error) later. By a plain loop when nothing but a hit counter can wait (see
    * `waits`): the loop is `evaluate` without the storage, the counts and the actions, which such an
    * endpoint does not have, and a counted rule's hit is handed to the group commit with no promise
-   * (the sequence scenario: one object per request instead of four promises). Else through the step
-   * function below.
+   * (the sequence scenario: one object per request instead of four promises). With actions but
+   * nothing to load, by the same loop as an object (acting.ts). Else through the step function below.
    */
   run(r: Evaluating, sink: Waiter<Evaluation>): Evaluation | null {
     const { ep, ctx, session } = r;
     if (ep.waits !== 'never' && session !== '') this.sessions.touch(r.projectId, session);
+    if (ep.waits === 'acts') return new Acting(this.actionDeps, r, sink).step();
     if (ep.waits === 'steps') {
       const ev = driveInto(this.evaluate(r), sink);
       return ev === LATER ? null : ev;

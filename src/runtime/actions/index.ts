@@ -34,7 +34,7 @@ const RUNNERS: { [T in CompiledAction['type']]: ActionRunner<Extract<CompiledAct
 };
 
 /** A runner's steps, not its one wait (see ActionRunner). */
-const isSteps = (r: Steps<ActionResult> | Deferred<unknown>): r is Steps<ActionResult> =>
+export const isSteps = (r: Steps<ActionResult> | Deferred<unknown>): r is Steps<ActionResult> =>
   typeof (r as Deferred<unknown>).into !== 'function';
 
 /** The outcome of an action that succeeded, one shared object per type (never mutated). */
@@ -55,39 +55,61 @@ export class ActionPipeline {
 
   constructor(private readonly scope: ActionScope) {}
 
+  /**
+   * Starts action `a`: what to wait for (its steps, or its one wait), or null when there is nothing
+   * to wait for — it was skipped, or failed at once (its outcome is recorded then).
+   */
+  start(a: CompiledAction): Steps<ActionResult> | Deferred<unknown> | null {
+    if (this.stopped) {
+      this.outcomes.push({ type: a.type, ok: false, error: 'skipped: an earlier action failed with onError stop' });
+      return null;
+    }
+    const t = this.scope.deps.now();
+    if (this.deadline === 0) this.deadline = t + ACTION_BUDGET_MS;
+    const left = this.deadline - t;
+    if (left <= 0) {
+      this.outcomes.push({ type: a.type, ok: false, error: 'skipped: the 10 s action budget is spent' });
+      return null;
+    }
+    try {
+      return (RUNNERS[a.type] as ActionRunner<CompiledAction>)(a, this.scope, left);
+    } catch (err) {
+      this.fail(a, err);
+      return null;
+    }
+  }
+
+  /** Records that `a` succeeded. */
+  done(a: CompiledAction): void {
+    this.outcomes.push(OK[a.type]);
+  }
+
+  /** Records that `a` failed, and stops the pipeline if the action says so. */
+  fail(a: CompiledAction, err: unknown): void {
+    const timeout = err instanceof EgressError && err.kind === 'timeout';
+    const known = err instanceof EgressError || err instanceof CapExceeded;
+    if (!known) this.scope.deps.log.warn({ err }, 'action failed');
+    this.outcomes.push({ type: a.type, ok: false, error: known ? err.message : 'failed: internal error' });
+    // a timeout never stops the pipeline (docs/api.md "Rules")
+    if (a.stop && !timeout) this.stopped = true;
+  }
+
   /** Runs a rule's actions; the response one of them applied, if any (evaluation stops there). */
   *run(actions: readonly CompiledAction[]): Steps<ActionResult> {
-    const { now } = this.scope.deps;
     for (const a of actions) {
-      if (this.stopped) {
-        this.outcomes.push({ type: a.type, ok: false, error: 'skipped: an earlier action failed with onError stop' });
-        continue;
-      }
-      const t = now();
-      if (this.deadline === 0) this.deadline = t + ACTION_BUDGET_MS;
-      const left = this.deadline - t;
-      if (left <= 0) {
-        this.outcomes.push({ type: a.type, ok: false, error: 'skipped: the 10 s action budget is spent' });
-        continue;
-      }
+      const run = this.start(a);
+      if (run === null) continue;
       try {
-        const runner = RUNNERS[a.type] as ActionRunner<CompiledAction>;
-        const run = runner(a, this.scope, left);
         if (isSteps(run)) {
           const result = yield* run;
-          this.outcomes.push(OK[a.type]);
+          this.done(a);
           if (result) return result;
         } else {
           yield run;
-          this.outcomes.push(OK[a.type]);
+          this.done(a);
         }
       } catch (err) {
-        const timeout = err instanceof EgressError && err.kind === 'timeout';
-        const known = err instanceof EgressError || err instanceof CapExceeded;
-        if (!known) this.scope.deps.log.warn({ err }, 'action failed');
-        this.outcomes.push({ type: a.type, ok: false, error: known ? err.message : 'failed: internal error' });
-        // a timeout never stops the pipeline (docs/api.md "Rules")
-        if (a.stop && !timeout) this.stopped = true;
+        this.fail(a, err);
       }
     }
   }
