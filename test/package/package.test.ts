@@ -16,7 +16,14 @@ const run = promisify(execFile);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mockyard-package-'));
 let server: ChildProcess | undefined;
 afterAll(() => {
-  server?.kill('SIGKILL');
+  // npx runs the bin through a shell: the whole group goes, or the server outlives the test
+  if (server?.pid !== undefined) {
+    try {
+      process.kill(-server.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -58,6 +65,7 @@ describe('the npm package', () => {
         cwd: app,
         env: { ...process.env, MOCKYARD_ADMIN_TOKEN: 'package-test-token', LOG_LEVEL: 'silent' },
         stdio: 'ignore',
+        detached: true, // its own process group, killed whole in afterAll
       },
     );
     const base = `http://127.0.0.1:${port}`;
