@@ -1,11 +1,12 @@
 /**
- * The evaluation of an endpoint whose rules have actions but that loads nothing first (`waits:
- * 'acts'`, compile.ts): engine.ts's `evaluate` written as an object that steps on from where it
- * stopped. Each wait is this object handed to what waits — a storage write's group commit, an
- * action's steps (`driveInto`), the answering rule's hit counter — with no step function of its own
- * and none for the action pipeline: two generators fewer to make and resume a request (bench S5,
- * a store_variable per request; see docs/architecture.md). Same order, outcomes and traces as
- * `evaluate`, whose loop this is.
+ * An endpoint's rules in order (docs/api.md "Rules"): conditions, actions, the first response — for
+ * every endpoint with actions. One that loads nothing first (`waits: 'acts'`, compile.ts) starts
+ * here; one that reads its storage or a collection gets here after engine.ts's `evaluate` has read
+ * them, as that step function's one wait. The loop is an object that steps on from where it
+ * stopped, and each wait is this object handed to what waits — a storage write's group commit, an
+ * action's steps (`driveInto`), the answering rule's hit counter — with no generator of its own or
+ * of the action pipeline's: two fewer to make and resume a request (bench S5, a store_variable per
+ * request; see docs/architecture.md).
  */
 import type { RuleTrace } from '../domain/model.js';
 import { type ActionDeps, ActionPipeline, isSteps } from './actions/index.js';
@@ -22,9 +23,9 @@ import {
   stepAt,
 } from './evaluation.js';
 import type { Waiter } from './ports.js';
-import { driveInto, LATER, type StepSink } from './steps.js';
+import { type Deferred, driveInto, LATER, type StepSink } from './steps.js';
 
-export class Acting implements StepSink<unknown> {
+export class Acting implements StepSink<unknown>, Deferred<Evaluation> {
   private readonly traces: RuleTrace[] = [];
   private pipeline: ActionPipeline | null = null;
   /** the rule being evaluated */
@@ -34,11 +35,17 @@ export class Acting implements StepSink<unknown> {
   /** what is waited for: the last started action's one wait or its steps, or the answering rule's hit */
   private waiting: 'wait' | 'steps' | 'hit' = 'wait';
 
+  /** `sink` hears the evaluation when `step` could not finish it; a step function hands its own through `into` */
   constructor(
     private readonly deps: ActionDeps,
     private readonly r: Evaluating,
-    private readonly sink: Waiter<Evaluation>,
+    private sink: Waiter<Evaluation> | null = null,
   ) {}
+
+  /** As a wait of a step function (engine.ts `evaluate`, after its reads): called once `step` returned null. */
+  into(sink: StepSink<Evaluation>): void {
+    this.sink = sink;
+  }
 
   /** Steps on from where it stopped: the evaluation, or null when something waits (the sink hears the rest). */
   step(): Evaluation | null {
@@ -93,18 +100,18 @@ export class Acting implements StepSink<unknown> {
   resolve(v: unknown): void {
     const rule = this.r.ep.rules[this.rule];
     if (this.waiting === 'hit') {
-      this.sink.resolve(stepAt(rule as Responding, v as number, this.outcomes(), this.traces));
+      this.end(stepAt(rule as Responding, v as number, this.outcomes(), this.traces));
       return;
     }
     (this.pipeline as ActionPipeline).done(rule.actions[this.next - 1]);
     const result = this.waiting === 'steps' ? (v as ActionResult) : undefined;
-    if (result) this.sink.resolve(this.applied(rule, result));
+    if (result) this.end(this.applied(rule, result));
     else this.proceed();
   }
 
   reject(e: unknown): void {
     if (this.waiting === 'hit') {
-      this.sink.reject(e);
+      this.fail(e);
       return;
     }
     (this.pipeline as ActionPipeline).fail(this.r.ep.rules[this.rule].actions[this.next - 1], e);
@@ -116,10 +123,18 @@ export class Acting implements StepSink<unknown> {
     try {
       ev = this.step();
     } catch (e) {
-      this.sink.reject(e);
+      this.fail(e);
       return;
     }
-    if (ev !== null) this.sink.resolve(ev);
+    if (ev !== null) this.end(ev);
+  }
+
+  private end(ev: Evaluation): void {
+    (this.sink as Waiter<Evaluation>).resolve(ev);
+  }
+
+  private fail(e: unknown): void {
+    (this.sink as Waiter<Evaluation>).reject(e);
   }
 
   private outcomes() {

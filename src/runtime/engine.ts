@@ -6,19 +6,17 @@
  * How an endpoint is evaluated depends on what it can wait for (`waits`, compile.ts): `never` (no
  * storage to read, no rule with an action or a counter) is a plain loop, answered at once; `hits`
  * (counters but no storage and no actions, as a sequence) is the same loop, and the matching rule's
- * hit counter is the one wait (a waiter object handed to the group commit, no promise); `acts`
- * (actions, nothing to load first, as a store_variable) is the same loop with the action pipeline,
- * as an object that steps on where it stopped (acting.ts). An endpoint that loads something first
- * (`steps`: a storage read, a collection's count or items) runs `evaluate`, a step function
- * (steps.ts): it continues synchronously through whatever is at hand (storage read on SQLite,
- * conditions, set_variable) and switches to waiting at the first thing that waits — a hit counter
- * or a storage write (group commit: the end of the turn), a PostgreSQL read, a webhook.
+ * hit counter is the one wait (a waiter object handed to the group commit, no promise). Any other
+ * endpoint goes through acting.ts, the same loop with the action pipeline as an object that steps on
+ * where it stopped: at once when it loads nothing first (`acts`), else (`steps`: a storage read, a
+ * collection's count or items) after `evaluate`, a step function (steps.ts) that reads them —
+ * synchronously on SQLite, waiting for PostgreSQL — and then waits for the rules as one wait.
  */
 import type { Logger } from 'pino';
 import { type Caps, DEFAULT_CAPS } from '../domain/constants.js';
 import type { RuleTrace } from '../domain/model.js';
 import { Acting } from './acting.js';
-import { type ActionDeps, ActionPipeline } from './actions/index.js';
+import type { ActionDeps } from './actions/index.js';
 import { type Egress, EgressError } from './egress.js';
 import {
   CountedStep,
@@ -99,8 +97,9 @@ export class Engine {
    * gets it (or the error) later. By a plain loop when nothing but a hit counter can wait (see
    * `waits`): the loop is `evaluate` without the storage, the counts and the actions, which such an
    * endpoint does not have, and a counted rule's hit is handed to the group commit with no promise
-   * (the sequence scenario: one object per request instead of four promises). With actions but
-   * nothing to load, by the same loop as an object (acting.ts). Else through the step function below.
+   * (the sequence scenario: one object per request instead of four promises). With actions, by the
+   * same loop as an object (acting.ts): at once when nothing is to be loaded, else after the step
+   * function below has loaded it.
    */
   run(r: Evaluating, sink: Waiter<Evaluation>): Evaluation | null {
     const { ep, ctx, session } = r;
@@ -122,11 +121,13 @@ export class Engine {
     return { outcome: DEFAULT_OUTCOME, actions: NO_ACTIONS, rules: traces };
   }
 
-  /** Evaluates the endpoint's rules: a step function (synchronous on SQLite unless something waits). */
+  /**
+   * Loads what the endpoint's rules read, then evaluates them (acting.ts): a step function,
+   * synchronous on SQLite unless something waits.
+   */
   *evaluate(r: Evaluating): Steps<Evaluation> {
     const { ep, ctx, session } = r;
     const { hot } = this.actionDeps.store;
-    const traces: RuleTrace[] = [];
     if (ep.readsStorage)
       ctx.storage = (yield hot.storage({ kind: 'endpoint', id: ep.id }, session)) as Map<string, string>;
     if (ep.counts.length > 0 || ep.lists.length > 0) {
@@ -165,33 +166,8 @@ export class Engine {
     }
     if (ep.readsProjectStorage)
       ctx.projectStorage = (yield hot.storage({ kind: 'project', id: r.projectId }, session)) as Map<string, string>;
-    let pipeline: ActionPipeline | null = null;
-    const outcomes = () => pipeline?.outcomes ?? NO_ACTIONS;
-
-    for (const rule of ep.rules) {
-      if (!matches(rule, ctx, traces)) continue;
-      if (rule.actions.length > 0) {
-        pipeline ??= new ActionPipeline({
-          deps: this.actionDeps,
-          ctx,
-          projectId: r.projectId,
-          endpointId: ep.id,
-          session,
-          hops: r.hops,
-        });
-        const result = yield* pipeline.run(rule.actions);
-        if (result)
-          return {
-            outcome: { kind: 'applied', ruleId: rule.id, ...result.applied },
-            actions: outcomes(),
-            rules: traces,
-          };
-      }
-      if (responds(rule)) {
-        const hits = rule.counted ? ((yield hot.hit(rule.id, session)) as number) : 1;
-        return stepAt(rule, hits, outcomes(), traces);
-      }
-    }
-    return { outcome: DEFAULT_OUTCOME, actions: outcomes(), rules: traces };
+    // then the rules, as for an endpoint that loads nothing (acting.ts): done at once, or one wait
+    const acting = new Acting(this.actionDeps, r);
+    return acting.step() ?? ((yield acting) as Evaluation);
   }
 }

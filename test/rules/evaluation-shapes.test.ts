@@ -1,10 +1,10 @@
 /**
- * The engine evaluates an endpoint with actions in one of two shapes (src/runtime/engine.ts): as an
- * object that steps on where it stopped when the endpoint loads nothing first, or as a step function
- * when it reads its storage. The same rules on two endpoints, one of each (the second's default
- * answer reads `{{endpoint.k}}`), must answer, store and log alike: an action that fails after a
- * wait with onError stop (later actions, of every rule, skipped), an applied webhook answer, a
- * store_variable before a counted sequence, rules that do not match (three rules: the plan's limit).
+ * The engine evaluates an endpoint with actions at once when it loads nothing first, or after a step
+ * function has read what its rules read (src/runtime/engine.ts, acting.ts). The same rules on two
+ * endpoints, one of each (the second's default answer reads `{{endpoint.k}}`), must answer, store
+ * and log alike: an action that fails after a wait with onError stop (later actions, of every rule,
+ * skipped), an applied webhook answer, a store_variable before a counted sequence, rules that do not
+ * match (three rules: the plan's limit).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/databases.js';

@@ -93,24 +93,4 @@ export class ActionPipeline {
     // a timeout never stops the pipeline (docs/api.md "Rules")
     if (a.stop && !timeout) this.stopped = true;
   }
-
-  /** Runs a rule's actions; the response one of them applied, if any (evaluation stops there). */
-  *run(actions: readonly CompiledAction[]): Steps<ActionResult> {
-    for (const a of actions) {
-      const run = this.start(a);
-      if (run === null) continue;
-      try {
-        if (isSteps(run)) {
-          const result = yield* run;
-          this.done(a);
-          if (result) return result;
-        } else {
-          yield run;
-          this.done(a);
-        }
-      } catch (err) {
-        this.fail(a, err);
-      }
-    }
-  }
 }
