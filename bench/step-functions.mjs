@@ -20,6 +20,8 @@ const ep = await store.endpoints.create(user.id, project.id, {
   statusCode: 200,
   responseBody: '{{endpoint.x}}',
   contentType: 'text/plain',
+  headers: {},
+  channels: [],
 });
 await store.rules.create(
   user.id,
