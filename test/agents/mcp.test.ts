@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PETSTORE } from '../contract/fixture.js';
 import { RICH } from '../fixtures/rich-export.js';
+import { UUID7 } from '../helpers/expect.js';
 import { ADMIN_TOKEN, ROOT, startTestServer, type TestServer } from '../helpers/server.js';
 
 type Json = Record<string, unknown>;
@@ -221,7 +222,8 @@ describe('MCP server', () => {
                 ],
               },
             ],
-            collections: [{ name: 'items', seed: [{ id: 1 }] }],
+            // a seed item without an id gets one, as through the API's import
+            collections: [{ name: 'items', seed: [{ id: 1 }, { note: 'no id' }] }],
           },
         });
         expect(report.format).toBe('mockyard');
@@ -236,14 +238,17 @@ describe('MCP server', () => {
           body: '{"id":2}',
           session: 's1',
         });
+        const generated = { note: 'no id', id: expect.stringMatching(UUID7) };
         expect((await ok(c, 'get_collection_items', { projectId: pid, name: 'items', session: 's1' })).items).toEqual([
           { id: 1 },
+          generated,
           { id: 2 },
         ]);
         expect((await ok(c, 'get_storage', { projectId: pid, session: 's1' })).values).toEqual({ last: 'seen' });
         await ok(c, 'reset_session', { projectId: pid, session: 's1' });
         expect((await ok(c, 'get_collection_items', { projectId: pid, name: 'items', session: 's1' })).items).toEqual([
           { id: 1 },
+          generated,
         ]);
         expect((await ok(c, 'get_storage', { projectId: pid, session: 's1' })).values).toEqual({});
         const rendered = await ok(c, 'render_template', {

@@ -4,6 +4,9 @@
 import { expect } from 'vitest';
 import type { HttpAnswer } from './server.js';
 
+/** A version-7 UUID (RFC 9562): what a create, or a seed item without an id, gets. */
+export const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 /** `{error: {code, message, details?}}` with this status and code, JSON, and no stack trace. */
 export function expectError(r: HttpAnswer, status: number, code: string): void {
   expect({ status: r.status, body: r.text.slice(0, 500) }).toMatchObject({ status });

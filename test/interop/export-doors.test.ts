@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveFiles } from '../../src/files/serve.js';
 import { RICH } from '../fixtures/rich-export.js';
+import { UUID7 } from '../helpers/expect.js';
 import { ADMIN_TOKEN, ROOT, request, startTestServer, type TestServer } from '../helpers/server.js';
 
 type Json = Record<string, unknown>;
@@ -99,6 +100,35 @@ describe('an export with every rule feature, through every door', () => {
       (x: { name: string }) => x.name === 'by cli',
     );
     expect(await exportOf(s.client.base, token, p.id)).toEqual(expected);
+  });
+
+  it('a seed item without an id gets one through every import door, and the mock lists it', async () => {
+    const doc = {
+      mockyard: 1,
+      project: { name: 'seeds' },
+      endpoints: [{ method: 'GET', path: '/notes', data: { collection: 'notes', operation: 'list' } }],
+      collections: [{ name: 'notes', seed: [{ id: 'n1', text: 'named' }, { text: 'unnamed' }] }],
+    };
+    const file = path.join(dir, 'seeds.json');
+    fs.writeFileSync(file, JSON.stringify(doc));
+    const whole = await s.client.api('POST', '/api/projects/import', doc, token);
+    expect(whole.status, whole.text).toBe(201);
+    const into = await s.client.project(token, 'seeds into');
+    const r = await s.client.api('POST', `/api/projects/${into.id}/import`, doc, token);
+    expect(r.status, r.text).toBe(200);
+    const byCli = await cli(['import', file, '--project', 'seeds by cli', '--url', s.client.base, '--token', token]);
+    expect([byCli.code, byCli.stderr]).toEqual([0, '']);
+    const projects = (await s.client.api('GET', '/api/projects', undefined, token)).json as Json[];
+    const cliProject = projects.find((x) => x.name === 'seeds by cli') as Json;
+    for (const pid of [whole.json.id, into.id, cliProject.id] as string[]) {
+      const notes = await s.client.api('GET', `/api/projects/${pid}/collections/notes`, undefined, token);
+      expect(notes.json.seed).toEqual([
+        { id: 'n1', text: 'named' },
+        { text: 'unnamed', id: expect.stringMatching(UUID7) },
+      ]);
+      const listed = await s.client.mock(pid, 'GET', '/notes');
+      expect(JSON.parse(listed.text)).toEqual(notes.json.seed);
+    }
   });
 
   it('mockyard serve --file (YAML and JSON), answering at the root path', async () => {

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MockFileError } from '../../src/files/load.js';
 import { type ServingFiles, serveFiles } from '../../src/files/serve.js';
 import { HAR, MOCKOON, POSTMAN, WIREMOCK } from '../fixtures/peers.js';
+import { UUID7 } from '../helpers/expect.js';
 import { ADMIN_TOKEN, freePort, ROOT, request } from '../helpers/server.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mockyard-files-'));
@@ -266,8 +267,7 @@ describe('mockyard serve --file', () => {
     const seeded = await list();
     expect(seeded.map((i) => i.v)).toEqual(['one', 'two']);
     // generated through this door as through the API: version-7 UUIDs
-    for (const i of seeded)
-      expect(i.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const i of seeded) expect(i.id).toMatch(UUID7);
     const created = await get('/items', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

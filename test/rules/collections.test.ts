@@ -5,11 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/databases.js';
-import { expectError, expectValidation } from '../helpers/expect.js';
+import { expectError, expectValidation, UUID7 } from '../helpers/expect.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-
-/** A version-7 UUID (RFC 9562), what a create or a seed item without an id gets. */
-const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 const SEED = [
   { id: 1, name: 'Ada', role: 'admin', age: 36 },
