@@ -3,8 +3,8 @@
  * function has read what its rules read (src/runtime/engine.ts, acting.ts). The same rules on two
  * endpoints, one of each (the second's default answer reads `{{endpoint.k}}`), must answer, store
  * and log alike: an action that fails after a wait with onError stop (later actions, of every rule,
- * skipped), an applied webhook answer, a store_variable before a counted sequence, rules that do not
- * match (three rules: the plan's limit).
+ * skipped), an applied webhook answer, every action type (both storage scopes, a delete, a broadcast)
+ * before a counted sequence, rules that do not match (three rules: the plan's limit).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/databases.js';
@@ -57,6 +57,9 @@ describe.each(DIALECTS)('the two shapes of an evaluation with actions (%s)', (di
         actions: [
           { type: 'set_variable', name: 'v', value: '{{request.query.case}}' },
           { type: 'store_variable', name: 'n', value: '{{vars.v}}' },
+          { type: 'store_variable', scope: 'project', name: 'p', value: '{{vars.v}}' },
+          { type: 'delete_variable', name: 'a' },
+          { type: 'broadcast', channel: 'default', body: '{{vars.v}}' },
         ],
         response: {
           mode: 'loop',
@@ -80,8 +83,13 @@ describe.each(DIALECTS)('the two shapes of an evaluation with actions (%s)', (di
     const seen: Record<string, unknown[]> = {};
     for (const path of paths) {
       seen[path] = [];
+      // each shape in a mock session of its own: the project storage is shared by the two endpoints
+      const session = path.slice(1);
       for (const q of cases) {
-        const r = await c.mock(p.id, 'GET', path, { query: `case=${q}` });
+        const r = await c.mock(p.id, 'GET', path, {
+          query: `case=${q}`,
+          headers: { 'x-mockyard-session': session },
+        });
         const log = await c.api('GET', `/api/projects/${p.id}/requests?limit=1`, undefined, u.token);
         const [entry] = log.json;
         const rulesSeen = entry.rules.map((t: { name: string; matched: boolean }) => `${t.name}:${t.matched}`);
@@ -89,13 +97,20 @@ describe.each(DIALECTS)('the two shapes of an evaluation with actions (%s)', (di
       }
       const eps = (await c.api('GET', `/api/projects/${p.id}/endpoints`, undefined, u.token)).json;
       const ep = eps.find((x: { path: string }) => x.path === path);
-      const storage = await c.api('GET', `/api/projects/${p.id}/endpoints/${ep.id}/storage`, undefined, u.token);
-      seen[path].push(storage.json);
+      const storage = await c.api(
+        'GET',
+        `/api/projects/${p.id}/endpoints/${ep.id}/storage?session=${session}`,
+        undefined,
+        u.token,
+      );
+      const project = await c.api('GET', `/api/projects/${p.id}/storage?session=${session}`, undefined, u.token);
+      seen[path].push(storage.json, project.json);
     }
     const skipped = (type: string) => ({ type, ok: false, error: expect.stringMatching(/^skipped: an earlier/) });
     const ok = (type: string) => ({ type, ok: true });
     const applies = ['fails:false', 'applies:true'];
     const counts = ['fails:false', 'applies:false', 'counts:true'];
+    const counted = ['set_variable', 'store_variable', 'store_variable', 'delete_variable', 'broadcast'];
     expect(seen['/acts']).toEqual([
       [
         200,
@@ -103,16 +118,16 @@ describe.each(DIALECTS)('the two shapes of an evaluation with actions (%s)', (di
         [
           { type: 'http_request', ok: false, error: expect.stringMatching(/refused/) },
           skipped('store_variable'),
-          skipped('set_variable'),
-          skipped('store_variable'),
+          ...counted.map(skipped),
         ],
         ['fails:true', 'applies:false', 'counts:true'],
       ],
       [207, 'a,b', [ok('store_variable'), ok('http_request')], applies],
-      [201, 'two x', [ok('set_variable'), ok('store_variable')], counts],
-      [200, 'one y', [ok('set_variable'), ok('store_variable')], counts],
-      [201, 'two z', [ok('set_variable'), ok('store_variable')], counts],
-      { a: '1', n: 'z' },
+      [201, 'two x', counted.map(ok), counts],
+      [200, 'one y', counted.map(ok), counts],
+      [201, 'two z', counted.map(ok), counts],
+      { n: 'z' }, // `a` stored by the applied request, deleted by the next
+      { p: 'z' },
     ]);
     expect(seen['/steps']).toEqual(seen['/acts']);
   });
