@@ -1,8 +1,8 @@
 // What SQLite writes for a collection create, by how the items are keyed: the S8 pattern (commits of
 // 50 creates, one per connection, spread over 50 sessions) on a fresh database per layout, in turn.
-//   text          today's table: the key (project_id, collection, session, item_id), all text,
+//   text          the table until migration 0016: the key (project_id, collection, session, item_id), all text,
 //                 as an index beside the rows (docs/architecture.md, "Where S8's WAL goes")
-//   copy          the rows keyed by an integer for the session's copy and the item id
+//   copy          the rows keyed by an integer for the session's copy and the item id (the store's since 0016)
 //   copy-norowid  the same key, the rows in the key's B-tree (WITHOUT ROWID)
 // Prints user and system CPU and the bytes written (the WAL and its checkpoints) per create.
 //   node bench/collection-keys.mjs        (N creates per layout, 150,000 by default)

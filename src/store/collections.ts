@@ -136,8 +136,8 @@ export class Collections {
   /** Back to the seed: one session, or (session undefined) the shared state and every session. */
   async reset(ownerId: string, projectId: string, name: string, session?: string): Promise<void> {
     await this.get(ownerId, projectId, name);
-    const { db } = this.core;
-    for (const table of ['collection_items', 'collection_sessions'] as const) {
+    const { db, dialect } = this.core;
+    for (const table of dialect.copyTables) {
       let q = db.deleteFrom(table).where('project_id', '=', projectId).where('collection', '=', name);
       if (session !== undefined) q = q.where('session', '=', session);
       await q.execute();
@@ -146,7 +146,7 @@ export class Collections {
   }
 
   private async clearIn(trx: Parameters<StoreCore['bump']>[0], projectId: string, name: string): Promise<void> {
-    for (const table of ['collection_items', 'collection_sessions'] as const)
+    for (const table of this.core.dialect.copyTables)
       await trx.deleteFrom(table).where('project_id', '=', projectId).where('collection', '=', name).execute();
   }
 }

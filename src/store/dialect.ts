@@ -20,6 +20,12 @@ export interface DialectCaps {
   lockRow(trx: Executor, table: 'users' | 'projects' | 'endpoints', id: string): Promise<void>;
   /** Column types and literals for the migrations' DDL. */
   readonly ddl: { serialPk: string; bool: string; bigint: string; true: string };
+  /**
+   * The tables a session's copy of a collection is deleted from, filtered by project, collection
+   * and session: on SQLite its items go with its row (keyed by the row's id, `ON DELETE CASCADE`:
+   * migrations/sqlite-copy-key.ts); PostgreSQL's items carry the text key themselves.
+   */
+  readonly copyTables: readonly ('collection_items' | 'collection_sessions')[];
 }
 
 export const SQLITE: DialectCaps = {
@@ -27,6 +33,7 @@ export const SQLITE: DialectCaps = {
   bool: (v) => (v ? 1 : 0),
   lockRow: async () => {},
   ddl: { serialPk: 'seq INTEGER PRIMARY KEY AUTOINCREMENT', bool: 'INTEGER', bigint: 'INTEGER', true: '1' },
+  copyTables: ['collection_sessions'],
 };
 
 export const POSTGRES: DialectCaps = {
@@ -36,4 +43,5 @@ export const POSTGRES: DialectCaps = {
     await sql`SELECT id FROM ${sql.table(table)} WHERE id = ${id} FOR UPDATE`.execute(trx);
   },
   ddl: { serialPk: 'seq BIGSERIAL PRIMARY KEY', bool: 'BOOLEAN', bigint: 'BIGINT', true: 'TRUE' },
+  copyTables: ['collection_items', 'collection_sessions'],
 };

@@ -43,7 +43,7 @@ export class MockSessions {
   }
 
   private async forgetCollection(projectId: string, collection: string, session: string): Promise<void> {
-    for (const table of ['collection_items', 'collection_sessions'] as const)
+    for (const table of this.core.dialect.copyTables)
       await this.core.db
         .deleteFrom(table)
         .where('project_id', '=', projectId)
@@ -67,7 +67,7 @@ export class MockSessions {
       .where('endpoint_id', 'in', (eb) => eb.selectFrom('endpoints').select('id').where('project_id', '=', projectId))
       .execute();
     await db.deleteFrom('project_storage').where('session', '=', session).where('project_id', '=', projectId).execute();
-    for (const table of ['collection_items', 'collection_sessions'] as const)
+    for (const table of this.core.dialect.copyTables)
       await db.deleteFrom(table).where('session', '=', session).where('project_id', '=', projectId).execute();
   }
 

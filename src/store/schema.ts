@@ -80,6 +80,11 @@ export interface CollectionsTable {
   created_at: string;
   updated_at: string;
 }
+/**
+ * PostgreSQL's items of a session's copy. SQLite's are keyed by their copy's row instead (copy,
+ * item_id, ord, data: migrations/sqlite-copy-key.ts) and are only read and written by
+ * store/hot/sqlite.ts; Kysely deletes them with their copy (`DialectCaps.copyTables`).
+ */
 export interface CollectionItemsTable {
   project_id: string;
   collection: string;

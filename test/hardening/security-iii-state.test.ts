@@ -91,8 +91,11 @@ describe('Security III: copy-on-write session copies', () => {
         await c.mock(p.id, 'POST', '/big', { headers: { ...session, ...json }, body: '{"id":1,"text":"back"}' });
       }
     }
-    const rows = await sql<{ n: number; bytes: number }>`SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(data)), 0) AS bytes
-      FROM collection_items WHERE project_id = ${p.id}`.execute(s.running.store.db);
+    // SQLite keys a copy's items by its row (migration 0016)
+    const rows = await sql<{ n: number; bytes: number }>`SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(i.data)), 0) AS bytes
+      FROM collection_items i JOIN collection_sessions c ON c.id = i.copy WHERE c.project_id = ${p.id}`.execute(
+      s.running.store.db,
+    );
     // 4 sessions each hold 2 rows (item 2 changed in place; item 1 deleted, then created again at the
     // end, its tombstone replaced); the other 36 stored nothing
     expect(Number(rows.rows[0].n)).toBe(8);

@@ -51,7 +51,7 @@ export interface ItemRow {
 export interface ItemTable {
   /** the session's copy, or null when it has none (the same object for the commands of a batch) */
   copy(): Maybe<SessionCopy | null>;
-  /** records a new copy */
+  /** records a new copy (before any of its items) */
   create(copy: SessionCopy): Maybe<void>;
   touch(now: number): Maybe<void>;
   /** adds to the copy's count and bytes (the caller has changed the SessionCopy already) */
@@ -103,7 +103,8 @@ function* ensureCopy(ref: CollectionRef, t: ItemTable): Steps<SessionCopy> {
     yield t.create(copy);
     return copy;
   }
-  let ord = 0;
+  // the copy's row first, then its items (SQLite keys them by the row's id)
+  const rows: { id: string; data: string }[] = [];
   let bytes = 0;
   const seed = typeof ref.seed === 'function' ? ref.seed() : ref.seed;
   for (const item of seed) {
@@ -111,10 +112,11 @@ function* ensureCopy(ref: CollectionRef, t: ItemTable): Steps<SessionCopy> {
     if (id === undefined) continue;
     const data = JSON.stringify(item);
     bytes += bytesOf(data);
-    yield t.insert(id, ++ord, data);
+    rows.push({ id, data });
   }
-  const copy = { touched: now, base: -1, items: ord, bytes };
+  const copy = { touched: now, base: -1, items: rows.length, bytes };
   yield t.create(copy);
+  for (let i = 0; i < rows.length; i++) yield t.insert(rows[i].id, i + 1, rows[i].data);
   return copy;
 }
 

@@ -37,7 +37,6 @@ import {
 } from './group-commit.js';
 import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
 import {
-  COLLECTION,
   HIT_UPSERT,
   LOG_ROW,
   PROJECT_EXISTS,
@@ -80,7 +79,7 @@ export class SqliteHot implements HotState {
     project: new Map(),
   };
   private readonly commits: GroupCommit;
-  private readonly col: Record<keyof typeof COLLECTION, SqliteDatabase.Statement>;
+  private readonly col: Record<keyof typeof SQLITE_COLLECTION, SqliteDatabase.Statement>;
   readonly appendLog: (rows: LogRow[]) => void;
 
   constructor(private readonly db: SqliteDatabase.Database) {
@@ -110,50 +109,52 @@ export class SqliteHot implements HotState {
     });
     this.tx = db.transaction(<T>(body: () => T): T => body()) as <T>(body: () => T) => T;
     this.commits = new GroupCommit((ops, hits) => this.commit(ops, hits), COMMIT_SPREAD);
-    const statements = { ...COLLECTION, ...SQLITE_COLLECTION };
-    this.col = Object.fromEntries(Object.entries(statements).map(([k, sql]) => [k, db.prepare(sql)])) as Record<
-      keyof typeof COLLECTION,
+    this.col = Object.fromEntries(Object.entries(SQLITE_COLLECTION).map(([k, sql]) => [k, db.prepare(sql)])) as Record<
+      keyof typeof SQLITE_COLLECTION,
       SqliteDatabase.Statement
     >;
   }
 
   /**
-   * One collection and session's rows, synchronously (better-sqlite3). The session's last position
-   * (`last_ord`, SQLITE_COLLECTION) is read with its copy and written with its counts: every command
-   * reads the copy first, and a create adjusts the counts right after its append.
+   * One collection and session's rows, synchronously (better-sqlite3). Every command reads the
+   * session's copy first (`copy`, or `create` when it has none): its row's id then keys the rest of
+   * the command's statements, and its last position (`last_ord`, SQLITE_COLLECTION) is written with
+   * its counts, which a create adjusts right after its append.
    */
   private itemTable(ref: CollectionRef): ItemTable {
-    const k = [ref.projectId, ref.name, ref.session] as const;
     const c = this.col;
+    let copy = 0;
     let last = 0;
     return {
       copy: () => {
-        const row = c.session.get(...k) as
-          | { t: number; base: number; items: number; bytes: number; last: number }
+        const row = c.session.get(ref.projectId, ref.name, ref.session) as
+          | { id: number; t: number; base: number; items: number; bytes: number; last: number }
           | undefined;
         if (row === undefined) return null;
+        copy = row.id;
         last = Number(row.last);
         return { touched: Number(row.t), base: Number(row.base), items: Number(row.items), bytes: Number(row.bytes) };
       },
       create: (x) => {
         // a copy over the seed holds positions up to its base; a full copy, its items at 1…n
         last = x.base >= 0 ? x.base : x.items;
-        c.create.run(...k, x.touched, x.base, x.items, x.bytes, last);
+        const k = [ref.projectId, ref.name, ref.session] as const;
+        copy = Number(c.create.run(...k, x.touched, x.base, x.items, x.bytes, last).lastInsertRowid);
       },
-      touch: (now) => void c.touch.run(now, ...k),
-      adjust: (items, bytes) => void c.adjust.run(items, bytes, last, ...k),
+      touch: (now) => void c.touch.run(now, copy),
+      adjust: (items, bytes) => void c.adjust.run(items, bytes, last, copy),
       get: (id) => {
-        const row = c.get.get(...k, id) as { data: string; ord: number } | undefined;
+        const row = c.get.get(copy, id) as { data: string; ord: number } | undefined;
         return row === undefined ? undefined : { data: row.data, ord: Number(row.ord) };
       },
-      insert: (id, ord, data) => void c.insert.run(...k, id, ord, data, Date.now()),
-      update: (id, data) => void c.update.run(data, Date.now(), ...k, id),
-      place: (id, ord, data) => void c.place.run(data, ord, Date.now(), ...k, id),
-      remove: (id) => void c.remove.run(...k, id),
-      all: () => (c.all.all(...k) as ItemRow[]).map((r) => ({ id: r.id, ord: Number(r.ord), data: r.data })),
+      insert: (id, ord, data) => void c.insert.run(copy, id, ord, data),
+      update: (id, data) => void c.update.run(data, copy, id),
+      place: (id, ord, data) => void c.place.run(data, ord, copy, id),
+      remove: (id) => void c.remove.run(copy, id),
+      all: () => (c.all.all(copy) as ItemRow[]).map((r) => ({ id: r.id, ord: Number(r.ord), data: r.data })),
       append: (id, data, base) => {
         const ord = Math.max(last, base) + 1;
-        if (c.append.run(...k, id, ord, data, Date.now()).changes !== 1) return false;
+        if (c.append.run(copy, id, ord, data).changes !== 1) return false;
         last = ord;
         return true;
       },

@@ -82,16 +82,24 @@ export const COLLECTION = {
 } as const;
 
 /**
- * SQLite's own forms of four of them: a session's row keeps its last position (`last_ord`), so an
- * append is a plain insert at the position the command computed from the row it read, and its
- * items need no order index (one B-tree page fewer written a create; a list sorts the session's
- * rows instead). PostgreSQL keeps the index and COLLECTION's statements.
+ * SQLite's own: a session's copy is a row with an integer id (migration 0016), its items are keyed by
+ * (copy, item id), and the copy keeps its last position (`last_ord`), so an append is a plain insert
+ * at the position the command computed from the row it read, and its items need no order index (a
+ * list sorts the copy's rows instead). The copy is looked up once a command by its text key; every
+ * other statement names it by its id. PostgreSQL keeps COLLECTION's statements and the order index.
  */
 export const SQLITE_COLLECTION = {
-  session: `SELECT touched_at AS t, base, items, bytes, last_ord AS last FROM collection_sessions WHERE ${KEYS}`,
+  session: `SELECT id, touched_at AS t, base, items, bytes, last_ord AS last FROM collection_sessions WHERE ${KEYS}`,
   create: `INSERT INTO collection_sessions (project_id, collection, session, touched_at, base, items, bytes, last_ord)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  adjust: `UPDATE collection_sessions SET items = items + ?, bytes = bytes + ?, last_ord = MAX(last_ord, ?) WHERE ${KEYS}`,
-  append: `INSERT INTO collection_items (project_id, collection, session, item_id, ord, data, touched_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-} as const satisfies Partial<Record<keyof typeof COLLECTION, string>>;
+  touch: 'UPDATE collection_sessions SET touched_at = ? WHERE id = ?',
+  adjust:
+    'UPDATE collection_sessions SET items = items + ?, bytes = bytes + ?, last_ord = MAX(last_ord, ?) WHERE id = ?',
+  get: 'SELECT data, ord FROM collection_items WHERE copy = ? AND item_id = ?',
+  insert: 'INSERT INTO collection_items (copy, item_id, ord, data) VALUES (?, ?, ?, ?)',
+  update: 'UPDATE collection_items SET data = ? WHERE copy = ? AND item_id = ?',
+  place: 'UPDATE collection_items SET data = ?, ord = ? WHERE copy = ? AND item_id = ?',
+  remove: 'DELETE FROM collection_items WHERE copy = ? AND item_id = ?',
+  all: 'SELECT item_id AS id, ord, data FROM collection_items WHERE copy = ? ORDER BY ord',
+  append: 'INSERT INTO collection_items (copy, item_id, ord, data) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+} as const satisfies Record<keyof typeof COLLECTION, string>;

@@ -8,6 +8,7 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { DialectCaps } from '../dialect.js';
 import { CREATE_BATCH_FUNCTION } from './pg-create-batch.js';
+import { sqliteCopyKey } from './sqlite-copy-key.js';
 
 type AnyDb = Kysely<unknown>;
 
@@ -91,11 +92,15 @@ function collections(d: DialectCaps): Migration {
           session TEXT NOT NULL, item_id TEXT NOT NULL, ord ${bigint} NOT NULL, data TEXT NOT NULL, touched_at ${bigint} NOT NULL,
           PRIMARY KEY (project_id, collection, session, item_id),
           FOREIGN KEY (project_id, collection) REFERENCES collections(project_id, name) ON DELETE CASCADE)`,
-        'CREATE INDEX IF NOT EXISTS collection_items_order ON collection_items(project_id, collection, session, ord)',
         `CREATE TABLE IF NOT EXISTS collection_sessions (project_id TEXT NOT NULL, collection TEXT NOT NULL,
           session TEXT NOT NULL, touched_at ${bigint} NOT NULL, PRIMARY KEY (project_id, collection, session),
           FOREIGN KEY (project_id, collection) REFERENCES collections(project_id, name) ON DELETE CASCADE)`,
       ]);
+      // SQLite's items have had no order index since 0015 (nor these columns since 0016)
+      if (d.name !== 'sqlite')
+        await run(db, [
+          'CREATE INDEX IF NOT EXISTS collection_items_order ON collection_items(project_id, collection, session, ord)',
+        ]);
       const endpoints = (await db.introspection.getTables()).find((t) => t.name === 'endpoints');
       if (!endpoints?.columns.some((c) => c.name === 'data'))
         await run(db, ['ALTER TABLE endpoints ADD COLUMN data TEXT']);
@@ -152,6 +157,12 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
               AND i.session = collection_sessions.session), 0)`,
           ]);
         await run(db, ['DROP INDEX IF EXISTS collection_items_order']);
+      },
+    },
+    // SQLite's collection items keyed by an integer for their session's copy (sqlite-copy-key.ts)
+    '0016_sqlite_collection_copy_key': {
+      up: async (db) => {
+        if (d.name === 'sqlite') await sqliteCopyKey(db);
       },
     },
     // PostgreSQL's one round trip for a batch of collection creates (store/hot/pg-creates.ts)
