@@ -1,0 +1,48 @@
+// S8's pattern through the store's hot path in one process, without HTTP: turns of 50 creates, one
+// per session of 50, each turn committed together (the group commit, store/hot/sqlite.ts), on a
+// fresh SQLite file; prints the process's CPU (user + system) per create for each of 3 rounds of
+// TURNS turns (the sessions reset between rounds). Give one or more checkouts, each built
+// (`node scripts/build.mjs`), to compare builds back to back:
+//   node bench/store-creates.mjs . ../other-checkout        (TURNS=2000 by default)
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const TURNS = Number(process.env.TURNS ?? 2000);
+const SESSIONS = 50;
+const body = { name: 'new item', price: 12.5, tags: ['a', 'b'], stock: 3 };
+
+async function measure(root) {
+  const { openStore } = await import(path.resolve(root, 'dist/store/index.js'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mockyard-store-creates-'));
+  const store = await openStore(`sqlite:${dir}/db.sqlite`);
+  try {
+    const u = await store.users.create('bench@example.test', 'h');
+    const p = await store.projects.create(u.id, { name: 'p' });
+    await store.collections.create(u.id, p.id, 'items', { idField: 'id', seed: [] });
+    const refs = Array.from({ length: SESSIONS }, (_, s) => ({
+      projectId: p.id,
+      name: 'items',
+      idField: 'id',
+      seed: [],
+      base: null,
+      session: `s${s}`,
+    }));
+    const rounds = [];
+    for (let round = 0; round < 3; round++) {
+      const c0 = process.cpuUsage();
+      for (let t = 0; t < TURNS; t++)
+        await Promise.all(refs.map((r) => store.hot.collection(r, { op: 'create', item: { ...body } })));
+      const c = process.cpuUsage(c0);
+      rounds.push(((c.user + c.system) / (TURNS * SESSIONS)).toFixed(2));
+      for (const r of refs) await store.collections.reset(u.id, p.id, 'items', r.session);
+    }
+    console.log(`${root}: ${rounds.join(', ')} µs of CPU a create`);
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const roots = process.argv.slice(2);
+for (const root of roots.length > 0 ? roots : ['.']) await measure(root);
