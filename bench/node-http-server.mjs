@@ -34,6 +34,46 @@ const items = ITEMS.map((x) => ({ ...x }));
 const created = [];
 const KEEP_CREATED = 10_000;
 
+// BARE_S8_SQLITE=<file>: S8's creates kept durably instead, the least a server does that makes them
+// survive a crash as Mockyard's do: each turn's creates inserted into SQLite (WAL, synchronous =
+// NORMAL, as src/store/index.ts opens it) in one transaction at the end of the turn, each answered once
+// it is committed; keyed by mock session (X-Mockyard-Session) and id, the id time-ordered as Mockyard's
+// (version 7: a session's new rows go to the end of its part of the key). A yardstick for what a
+// durable create costs on bare node:http (bench/README.md), not one of the bench's own baselines.
+const durable = process.env.BARE_S8_SQLITE ? await openDurable(process.env.BARE_S8_SQLITE) : null;
+
+/** a version-7 uuid: the time in ms, then random bits */
+function timeOrderedId() {
+  const t = Date.now().toString(16).padStart(12, '0');
+  return `${t.slice(0, 8)}-${t.slice(8)}-7${randomUUID().slice(15)}`;
+}
+
+async function openDurable(file) {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('cache_size = -2000');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS items (session TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session, id))',
+  );
+  const insert = db.prepare('INSERT INTO items (session, id, data) VALUES (?, ?, ?)');
+  const commit = db.transaction((rows) => {
+    for (const r of rows) insert.run(r.session, r.id, r.data);
+  });
+  let pending = [];
+  return (session, id, data, answer) => {
+    if (pending.length === 0)
+      setImmediate(() => {
+        const rows = pending;
+        pending = [];
+        commit(rows);
+        for (const r of rows) r.answer();
+      });
+    pending.push({ session, id, data, answer });
+  };
+}
+
 function send(res, status, body) {
   res.writeHead(status, {
     'content-type': 'application/json',
@@ -57,7 +97,15 @@ const server = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      const item = { ...JSON.parse(Buffer.concat(chunks).toString('utf8')), id: randomUUID() };
+      const item = {
+        ...JSON.parse(Buffer.concat(chunks).toString('utf8')),
+        id: durable ? timeOrderedId() : randomUUID(),
+      };
+      if (durable) {
+        const data = Buffer.from(JSON.stringify(item));
+        durable(String(req.headers['x-mockyard-session'] ?? ''), item.id, data.toString(), () => send(res, 201, data));
+        return;
+      }
       created.push(item);
       if (created.length > 2 * KEEP_CREATED) created.splice(0, created.length - KEEP_CREATED);
       send(res, 201, Buffer.from(JSON.stringify(item)));
