@@ -5,16 +5,11 @@
  * the dialect's capabilities. Databases made by the hand-written runner of earlier versions
  * (`schema_version`) are taken over as they are: the first migration only creates what is missing.
  */
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { DialectCaps } from '../dialect.js';
 import { CREATE_BATCH_FUNCTION } from './pg-create-batch.js';
+import { type AnyDb, run } from './run.js';
 import { sqliteCopyKey } from './sqlite-copy-key.js';
-
-type AnyDb = Kysely<unknown>;
-
-const run = async (db: AnyDb, statements: string[]) => {
-  for (const s of statements) await sql.raw(s).execute(db);
-};
 
 function initial(d: DialectCaps): Migration {
   const { serialPk, bool, bigint, true: yes } = d.ddl;

@@ -15,7 +15,7 @@
  * Items without their copy's row (none are written so; kept all the same) get a row of their own,
  * counted from them, as a full copy. A database already rebuilt is left alone.
  */
-import { type Kysely, sql } from 'kysely';
+import { type AnyDb, run } from './run.js';
 
 const KEY = 'o.project_id = s.project_id AND o.collection = s.collection AND o.session = s.session';
 
@@ -43,15 +43,15 @@ export const SQLITE_COPY_KEY = [
   'DROP TABLE collection_sessions_old',
 ];
 
-export async function sqliteCopyKey(db: Kysely<unknown>): Promise<void> {
+export async function sqliteCopyKey(db: AnyDb): Promise<void> {
   const table = (await db.introspection.getTables()).find((t) => t.name === 'collection_sessions');
   if (table?.columns.some((c) => c.name === 'id')) return;
-  await sql.raw('BEGIN IMMEDIATE').execute(db);
+  await run(db, ['BEGIN IMMEDIATE']);
   try {
-    for (const s of SQLITE_COPY_KEY) await sql.raw(s).execute(db);
-    await sql.raw('COMMIT').execute(db);
+    await run(db, SQLITE_COPY_KEY);
+    await run(db, ['COMMIT']);
   } catch (err) {
-    await sql.raw('ROLLBACK').execute(db);
+    await run(db, ['ROLLBACK']);
     throw err;
   }
 }
