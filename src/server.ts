@@ -18,11 +18,11 @@ import { Recorder } from './interop/recorder.js';
 import { hostLines, isPlainTarget, normaliseTarget } from './request-target.js';
 import { createEgress } from './runtime/egress.js';
 import { Engine, limitEgress } from './runtime/engine.js';
+import { keepResponseShape, keepTickShape } from './runtime/kept-shapes.js';
 import { createMockHandler } from './runtime/mock-server.js';
 import { RequestLog } from './runtime/request-log.js';
 import { configureRedaction } from './runtime/request-log-entry.js';
 import { endStreams, streamsStopped } from './runtime/stream.js';
-import { keepTickShape } from './runtime/tick-shape.js';
 import { createWsHandler } from './runtime/ws/handler.js';
 import { SocketHub } from './runtime/ws/hub.js';
 import { ChangeFeed } from './store/change-feed.js';
@@ -103,7 +103,7 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
         censor: '[redacted]',
       },
     });
-  // V8 would forget the shape of nextTick's objects when idle, and answer slower ever after (tick-shape.ts)
+  // V8 would forget the shape of nextTick's objects when idle, and answer slower ever after (kept-shapes.ts)
   keepTickShape();
   configureParser({ timeoutMs: config.importTimeoutMs, nice: config.importNice });
   configureRedaction(config.redactHeaders);
@@ -227,6 +227,8 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
           else mock.atRoot(req, res, root.projectId);
         },
       );
+      // V8 would size every later response for an empty object after an idle (kept-shapes.ts)
+      keepResponseShape(server);
       // WebSocket upgrades (docs/websocket.md): the mock addresses only, spelled as any request is
       server.on('upgrade', (req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => {
         socket.on('error', () => {});
