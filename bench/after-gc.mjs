@@ -35,7 +35,13 @@ const wrk = (seconds, url) =>
   execFileSync('taskset', ['-c', '0', 'wrk', '-t1', '-c50', `-d${seconds}s`, url], { encoding: 'utf8' });
 
 async function measure(root) {
-  if (await fetch(`${base}/healthz`).then(() => true, () => false)) throw new Error(`port ${PORT} is in use`);
+  if (
+    await fetch(`${base}/healthz`).then(
+      () => true,
+      () => false,
+    )
+  )
+    throw new Error(`port ${PORT} is in use`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mockyard-after-gc-'));
   const hook = path.join(dir, 'hook.cjs');
   fs.writeFileSync(hook, HOOK);
