@@ -299,7 +299,10 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
         server.closeIdleConnections();
         endStreams(port);
         ws.close();
-        await Promise.race([drained, new Promise((r) => setTimeout(r, 8000))]);
+        let bound: NodeJS.Timeout | undefined;
+        await Promise.race([drained, new Promise((r) => (bound = setTimeout(r, 8000)))]);
+        // cleared, or a process that closes its server would live on for the rest of the 8 s
+        clearTimeout(bound);
         server.closeAllConnections();
         await app.close().catch(() => {});
         await feed?.close();
