@@ -1,7 +1,8 @@
-// A static mock's CPU per request after the server answered a few requests and then ran full GCs,
-// as V8's memory reducer does after a minute without traffic (docs/architecture.md, "Decisions"):
-// starts a built checkout (`node scripts/build.mjs`) with `--expose-gc`, sets it up over the API
-// (register, project, one endpoint: three requests, after the health check's one), sends MOCKS mock
+// S1's CPU per request after the server answered a few requests and then ran full GCs, as V8's
+// memory reducer does after a minute without traffic (docs/architecture.md, "Decisions"): starts a
+// built checkout (`node scripts/build.mjs`) with npm start's flags and `--expose-gc`, sets it up over
+// the API (register, project, S1's endpoint of bench/definitions.mjs: three requests, after the
+// health check's one), sends MOCKS mock
 // requests, has it run five full GCs, then loads the mock with wrk (3 s warm-up, 10 s measured; the
 // server on CPU 1, wrk on CPU 0) and prints the server's user + system CPU per request. With MOCKS=2
 // the process has made six responses before its GCs. Compare checkouts back to back:
@@ -10,8 +11,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { MOCKS } from './definitions.mjs';
+import { api, npmStart, waitFor } from './lib/standalone.mjs';
 
-const MOCKS = Number(process.env.MOCKS ?? 2);
+const MOCKS_BEFORE = Number(process.env.MOCKS ?? 2);
 const PORT = Number(process.env.PORT ?? 18555);
 const base = `http://127.0.0.1:${PORT}`;
 // a preload: SIGUSR2 runs five full GCs, 20 ms apart
@@ -22,15 +25,6 @@ const cpuTicks = (pid) => {
   const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return Number(f[11]) + Number(f[12]); // utime + stime, in clock ticks (100 a second)
 };
-async function json(method, p, body, token) {
-  const res = await fetch(base + p, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
 const wrk = (seconds, url) =>
   execFileSync('taskset', ['-c', '0', 'wrk', '-t1', '-c50', `-d${seconds}s`, url], { encoding: 'utf8' });
 
@@ -45,30 +39,23 @@ async function measure(root) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mockyard-after-gc-'));
   const hook = path.join(dir, 'hook.cjs');
   fs.writeFileSync(hook, HOOK);
-  const env = { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${dir}/db.sqlite` };
-  const args = ['-c', '1', process.execPath, '--expose-gc', '--require', hook, path.resolve(root, 'dist/main.js')];
-  const server = spawn('taskset', args, { env: { ...env, LOG_LEVEL: 'warn' }, stdio: 'ignore' });
+  const start = npmStart(root);
+  const env = { ...process.env, ...start.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  const node = [process.execPath, ...start.flags, '--expose-gc', '--require', hook, path.resolve(root, 'dist/main.js')];
+  const server = spawn('taskset', ['-c', '1', ...node], {
+    env: { ...env, DATABASE_URL: `sqlite:${dir}/db.sqlite` },
+    stdio: 'ignore',
+  });
   try {
-    for (let i = 0; ; i++) {
-      if (
-        await fetch(`${base}/healthz`).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        break;
-      if (i > 100) throw new Error(`${root}: the server did not start`);
-      await sleep(100);
-    }
-    const { token } = await json('POST', '/api/auth/register', {
+    await waitFor(`${base}/healthz`);
+    const { token } = await api(base, 'POST', '/api/auth/register', {
       email: 'b@example.com',
       password: 'bench-password-1',
     });
-    const { id } = await json('POST', '/api/projects', { name: 'after-gc' }, token);
-    const ep = { method: 'GET', path: '/api/users', statusCode: 200, responseBody: '{"users":[1,2,3]}' };
-    await json('POST', `/api/projects/${id}/endpoints`, { ...ep, contentType: 'application/json' }, token);
-    const url = `${base}/m/${id}/api/users`;
-    for (let i = 0; i < MOCKS; i++) await (await fetch(url)).text();
+    const { id } = await api(base, 'POST', '/api/projects', { name: 'after-gc' }, token);
+    await api(base, 'POST', `/api/projects/${id}/endpoints`, MOCKS.S1.def.endpoint, token);
+    const url = `${base}/m/${id}${MOCKS.S1.path}`;
+    for (let i = 0; i < MOCKS_BEFORE; i++) await (await fetch(url)).text();
     process.kill(server.pid, 'SIGUSR2'); // taskset execs node: the same process
     await sleep(1000);
     wrk(3, url);
@@ -87,5 +74,5 @@ async function measure(root) {
 const roots = process.argv.slice(2);
 for (const root of roots.length ? roots : ['.']) {
   const m = await measure(root);
-  console.log(`${root}: MOCKS=${MOCKS}: ${m.requests} requests, ${m.usPerRequest} µs of server CPU a request`);
+  console.log(`${root}: MOCKS=${MOCKS_BEFORE}: ${m.requests} requests, ${m.usPerRequest} µs of server CPU a request`);
 }
