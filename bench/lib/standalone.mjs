@@ -1,4 +1,4 @@
-// What the standalone benches (bench/sse.mjs, bench/ws.mjs) share with each other and with bench/run.mjs:
+// What the standalone benches (bench/sse.mjs, bench/ws.mjs, bench/after-gc.mjs) share with each other and with bench/run.mjs:
 // waiting for a server, the management API by base URL, one process's RSS, and `npm start`'s flags.
 import fs from 'node:fs';
 import path from 'node:path';

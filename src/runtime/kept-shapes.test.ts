@@ -4,24 +4,11 @@
  * reducer runs when the process is idle). Classes and property storage are read with V8's
  * `%HaveSameMap` and `%HasFastProperties` in a child process.
  */
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
+import { distModule, runScript } from '../../test/helpers/child-script.js';
 import { keepTickShape } from './kept-shapes.js';
 
-// the build (npm test builds before it tests)
-const dist = (p: string) => JSON.stringify(fileURLToPath(new URL(`../../dist/${p}`, import.meta.url)));
-const FULL_GC = "gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });";
-
-function child(script: string): unknown {
-  const out = spawnSync(
-    process.execPath,
-    ['--allow-natives-syntax', '--expose-gc', '--input-type=module', '-e', script],
-    { encoding: 'utf8', timeout: 30_000 },
-  );
-  expect(out.stderr).toBe('');
-  return JSON.parse(out.stdout.trim().split('\n').pop() ?? '');
-}
+const NATIVES = ['--allow-natives-syntax', '--expose-gc'];
 
 it("keeps a nextTick object (its callback and Node's two async-id symbols), the same one on every call", () => {
   const kept = keepTickShape() as Record<string | symbol, unknown> | null;
@@ -37,7 +24,7 @@ it("keeps a nextTick object (its callback and Node's two async-id symbols), the 
 it('keeps the hidden class of later tick objects, through a memory-reducing full GC', () => {
   const script = `
     import { createHook } from 'node:async_hooks';
-    const { keepTickShape } = await import(${dist('runtime/kept-shapes.js')});
+    const { keepTickShape } = await import(${distModule('runtime/kept-shapes.js')});
     const kept = keepTickShape();
     const tick = () => {
       let seen = null;
@@ -47,9 +34,9 @@ it('keeps the hidden class of later tick objects, through a memory-reducing full
       return seen;
     };
     const before = %HaveSameMap(kept, tick());
-    ${FULL_GC}
+    gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     console.log(JSON.stringify({ before, after: %HaveSameMap(kept, tick()) }));`;
-  expect(child(script)).toEqual({ before: true, after: true });
+  expect(runScript(script, NATIVES)).toEqual({ before: true, after: true });
 });
 
 /**
@@ -81,7 +68,7 @@ function sevenAfterGc(start: string): boolean[] {
     for (let i = 0; i < 2; i++) { await get(port, path); fast.push(%HasFastProperties(last)); }
     await close();
     console.log(JSON.stringify(fast));`;
-  return child(script) as boolean[];
+  return runScript(script, NATIVES) as boolean[];
 }
 
 it('keeps responses in fast properties when the seventh comes after a full GC, where bare node:http loses them', () => {
@@ -94,8 +81,8 @@ it('keeps responses in fast properties when the seventh comes after a full GC, w
   // the premise: should V8 stop doing this, kept-shapes.ts need not keep a response
   expect(bare).toEqual([true, true, true, true, true, true, false, false]);
   const mockyard = sevenAfterGc(`
-    const { loadConfig } = await import(${dist('config.js')});
-    const { startServer } = await import(${dist('server.js')});
+    const { loadConfig } = await import(${distModule('config.js')});
+    const { startServer } = await import(${distModule('server.js')});
     const running = await startServer(
       loadConfig({ DATABASE_URL: 'sqlite::memory:', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
     );

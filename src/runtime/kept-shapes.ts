@@ -54,8 +54,3 @@ export function keepResponseShape(server: Server): void {
     firstResponse ??= res;
   });
 }
-
-/** The response kept (for the tests). */
-export function keptResponse(): object | null {
-  return firstResponse;
-}

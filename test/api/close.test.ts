@@ -3,16 +3,13 @@
  * program or test suite that starts Mockyard in its own process and closes it exits at once. Read in
  * a child process of its own (the test runner's timers would blur the count), on the build.
  */
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { expect, it } from 'vitest';
-import { ROOT } from '../helpers/server.js';
+import { distModule, runScript } from '../helpers/child-script.js';
 
 it('leaves nothing running once closed, after answering the API and a mock: the process exits', () => {
-  const dist = (p: string) => JSON.stringify(path.join(ROOT, 'dist', p));
   const script = `
-    const { loadConfig } = await import(${dist('config.js')});
-    const { startServer } = await import(${dist('server.js')});
+    const { loadConfig } = await import(${distModule('config.js')});
+    const { startServer } = await import(${distModule('server.js')});
     const running = await startServer(
       loadConfig({ DATABASE_URL: 'sqlite::memory:', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
     );
@@ -31,9 +28,7 @@ it('leaves nothing running once closed, after answering the API and a mock: the 
     const closed = Date.now();
     // the event loop empties: nothing is left that keeps the process alive
     process.once('beforeExit', () => console.log(JSON.stringify({ status: mock.status, ms: Date.now() - closed })));`;
-  const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
-  expect(out.stderr).toBe('');
-  const { status, ms } = JSON.parse(out.stdout.trim().split('\n').pop() ?? '');
+  const { status, ms } = runScript(script) as { status: number; ms: number };
   expect(status).toBe(200);
   // a fault bound, not a timing: the drain's 8-s bound, left running, held the process until it ran out
   expect(ms).toBeLessThan(4000);
