@@ -4,7 +4,7 @@
 //                 as an index beside the rows (docs/architecture.md, "Where S8's WAL goes")
 //   copy          the rows keyed by an integer for the session's copy and the item id (the store's since 0016)
 //   copy-norowid  the same key, the rows in the key's B-tree (WITHOUT ROWID)
-// Prints user and system CPU and the bytes written (the WAL and its checkpoints) per create.
+// Prints user and system CPU, the write calls and the bytes written (the WAL and its checkpoints) per create.
 //   node bench/collection-keys.mjs        (N creates per layout, 150,000 by default)
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -26,7 +26,9 @@ const timeOrderedId = () => {
   const t = (Date.now() * 1000 + (seq++ % 1000)).toString(16).padStart(12, '0');
   return `${t.slice(0, 8)}-${t.slice(8, 12)}-7${randomUUID().slice(15)}`;
 };
-const written = () => Number(/wchar: (\d+)/.exec(fs.readFileSync('/proc/self/io', 'utf8'))[1]);
+const io = fs.readFileSync.bind(fs, '/proc/self/io', 'utf8');
+const written = () => Number(/wchar: (\d+)/.exec(io())[1]);
+const calls = () => Number(/syscw: (\d+)/.exec(io())[1]);
 
 let round = 0;
 function measure(layout) {
@@ -66,12 +68,14 @@ function measure(layout) {
   });
   const cpu0 = process.cpuUsage();
   const w0 = written();
+  const k0 = calls();
   for (let k = 0; k < N / BATCH; k++) commit(k);
   const cpu = process.cpuUsage(cpu0);
   const bytes = written() - w0;
+  const writes = calls() - k0;
   db.close();
   console.log(
-    `${layout.padEnd(13)} user ${(cpu.user / N).toFixed(2)} + system ${(cpu.system / N).toFixed(2)} µs a create; ${(bytes / N / 1024).toFixed(2)} KB written a create`,
+    `${layout.padEnd(13)} user ${(cpu.user / N).toFixed(2)} + system ${(cpu.system / N).toFixed(2)} µs a create; ${(writes / N).toFixed(2)} write calls and ${(bytes / N / 1024).toFixed(2)} KB a create`,
   );
 }
 

@@ -1,13 +1,25 @@
 // S8's pattern through the store's hot path in one process, without HTTP: turns of 50 creates, one
 // per session of 50, each turn committed together (the group commit, store/hot/sqlite.ts), on a
 // fresh SQLite file; prints the process's CPU (user + system) per create for each of 3 rounds of
-// TURNS turns (the sessions reset between rounds). Give one or more checkouts, each built
+// TURNS turns (the sessions reset between rounds), and the write calls and KB written per create
+// (/proc/self/io: the WAL and its checkpoints). Give one or more checkouts, each built
 // (`node scripts/build.mjs`), to compare builds back to back:
 //   node bench/store-creates.mjs . ../other-checkout        (TURNS=2000 by default)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+/** the process's write calls and bytes written so far (Linux) */
+const io = () => {
+  const f = Object.fromEntries(
+    fs
+      .readFileSync('/proc/self/io', 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(': ')),
+  );
+  return { calls: Number(f.syscw), bytes: Number(f.wchar) };
+};
 const TURNS = Number(process.env.TURNS ?? 2000);
 const SESSIONS = 50;
 const body = { name: 'new item', price: 12.5, tags: ['a', 'b'], stock: 3 };
@@ -30,11 +42,16 @@ async function measure(root) {
     }));
     const rounds = [];
     for (let round = 0; round < 3; round++) {
+      const w0 = io();
       const c0 = process.cpuUsage();
       for (let t = 0; t < TURNS; t++)
         await Promise.all(refs.map((r) => store.hot.collection(r, { op: 'create', item: { ...body } })));
       const c = process.cpuUsage(c0);
-      rounds.push(((c.user + c.system) / (TURNS * SESSIONS)).toFixed(2));
+      const w = io();
+      const n = TURNS * SESSIONS;
+      rounds.push(
+        `${((c.user + c.system) / n).toFixed(2)} (${((w.calls - w0.calls) / n).toFixed(2)} write calls, ${((w.bytes - w0.bytes) / n / 1024).toFixed(2)} KB)`,
+      );
       for (const r of refs) await store.collections.reset(u.id, p.id, 'items', r.session);
     }
     console.log(`${root}: ${rounds.join(', ')} µs of CPU a create`);
