@@ -172,6 +172,50 @@ describe.each(DIALECTS)('RequestLog on %s', (dialect) => {
     await rl.close();
   });
 
+  it.each([
+    ['one process', false, FLOOD_WRITE_MS.single],
+    ['several processes', true, FLOOD_WRITE_MS.shared],
+  ])(
+    'with %s, writes at most keepPerProject entries of a project per flood interval, though no flush held that many',
+    async (_, shared, every) => {
+      const busy = await project();
+      const slow = await project();
+      let now = 1_000_000;
+      const rl = new RequestLog(store, log, { keepPerProject: KEEP, shared, now: () => now });
+      const step = (3 * KEEP) / 10;
+      let n = 0;
+      const more = (count: number) => {
+        for (const end = n + count; n < end; n++) rl.record(busy, rec(n));
+      };
+      // four flushes of 0.3 × KEEP entries within the interval: three are written; the fourth would take
+      // the interval past KEEP, so it waits (with what comes after it) for the interval's end
+      for (let flush = 0; flush < 4; flush++) {
+        more(step);
+        rl.record(slow, rec(10_000 + flush));
+        await rl.flush(false);
+        now += 1;
+      }
+      expect(await written(busy)).toHaveLength(3 * step);
+      expect((await written(busy)).at(-1)).toBe(`e${3 * step - 1}`);
+      // a project far below the cap is written every flush meanwhile
+      expect(await written(slow)).toEqual(['e10000', 'e10001', 'e10002', 'e10003']);
+      more(step);
+      now = 1_000_000 + every - 1;
+      await rl.flush(false);
+      expect((await written(busy)).at(-1)).toBe(`e${3 * step - 1}`);
+      // the interval has ended: what waited is written at once, and starts the next interval
+      now += 1;
+      await rl.flush(false);
+      expect((await written(busy)).at(-1)).toBe(`e${5 * step - 1}`);
+      more(KEEP / 2);
+      await rl.flush(false);
+      expect((await written(busy)).at(-1)).toBe(`e${5 * step - 1}`);
+      // a read writes everything
+      expect((await rl.list(owner, busy, 1)).map(name)).toEqual([`e${n - 1}`]);
+      await rl.close();
+    },
+  );
+
   it('stores and streams headers flattened, with credentials redacted', async () => {
     const p = await project();
     const rl = new RequestLog(store, log, { keepPerProject: KEEP });

@@ -22,14 +22,19 @@ import type { LogRow, LogStore } from './ports.js';
 type Listener = (entry: RequestLogEntry) => void;
 
 /**
- * A flooded project (more than `keepPerProject` requests since its last write, so older ones were
- * overwritten unwritten) is written at most this often: under a flood every write would be
- * trimmed again soon, so writing its newest entries every 250 ms only burns CPU and disk. Reads
- * through `list` still see every answered request (they flush first), and live subscribers get
- * each entry at once. With several processes (PostgreSQL) the writes are how the other processes
- * see this one's entries, so they come every 2 s; one process alone writes a flood every 10 s (the
- * writes are then only what a crash would keep): a flood of S1 spent ~0.8 µs of each request's
- * ~31 µs on writing and trimming the log every 2 s (CPU profile under wrk).
+ * The periodic flush writes at most `keepPerProject` entries of a project per flood interval (the
+ * interval starts with the first write after the last one ended): a project that reached that many
+ * is flooded, held until its interval ends, and then written once more — its ring's newest entries,
+ * the older ones overwritten unwritten. Only the newest `keepPerProject` are kept, so under a flood
+ * every further write would be trimmed again soon, burning CPU and disk (and, on PostgreSQL, the
+ * database's core: S8-pg's ~2,000 requests a second a process were all written and trimmed again,
+ * since each 250-ms flush held fewer than the ring's 1000). Reads through `list` still see every
+ * answered request (they flush first), and live subscribers get each entry at once. With several
+ * processes (PostgreSQL) the writes are how the other processes see this one's entries, so the
+ * interval is 2 s (a process answering up to ~500 requests a second of a project is written every
+ * flush); one process alone writes a flood every 10 s (the writes are then only what a crash would
+ * keep): a flood of S1 spent ~0.8 µs of each request's ~31 µs on writing and trimming the log every
+ * 2 s (CPU profile under wrk).
  */
 export const FLOOD_WRITE_MS = { shared: 2000, single: 10_000 } as const;
 
@@ -69,8 +74,8 @@ export interface RequestLogOptions {
 export class RequestLog {
   /** unwritten entries by project */
   private queue = new Map<string, Ring>();
-  /** when a flooded project was last written */
-  private readonly floodWritten = new Map<string, number>();
+  /** each project's flood interval: when it began and the entries written in it */
+  private readonly windows = new Map<string, { start: number; written: number }>();
   private queued = 0;
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly touched = new Map<string, number>();
@@ -166,7 +171,7 @@ export class RequestLog {
 
   /**
    * Writes the unwritten entries. The periodic flush leaves a flooded project's entries queued
-   * until the flood interval (FLOOD_WRITE_MS) after its last write; `force` (reads, shutdown) writes everything.
+   * until its flood interval (FLOOD_WRITE_MS) ends; `force` (reads, shutdown) writes everything.
    */
   flush(force = true): Promise<void> {
     if (this.flushing) return this.flushing.then(() => (this.queued && force ? this.flush() : undefined));
@@ -175,13 +180,9 @@ export class RequestLog {
     const now = (this.opts.now ?? Date.now)();
     const floodMs = FLOOD_WRITE_MS[this.opts.shared ? 'shared' : 'single'];
     const batch: { projectId: string; ring: Ring; k: number }[] = [];
+    for (const [id, w] of this.windows) if (now - w.start >= floodMs) this.windows.delete(id);
     for (const [projectId, ring] of this.queue) {
-      if (ring.overwritten > 0) {
-        if (!force && now - (this.floodWritten.get(projectId) ?? -Infinity) < floodMs) continue;
-        this.floodWritten.set(projectId, now);
-      } else {
-        this.floodWritten.delete(projectId);
-      }
+      if (!this.admit(projectId, ring.length, now, force)) continue;
       // the ring leaves the queue here, so its places are not reused while they are written
       for (let k = 0; k < ring.length; k++) batch.push({ projectId, ring, k });
       this.touched.set(projectId, (this.touched.get(projectId) ?? 0) + ring.length);
@@ -220,6 +221,22 @@ export class RequestLog {
       }
     })();
     return this.flushing;
+  }
+
+  /**
+   * Whether a project's `n` queued entries are written now, counted in its flood interval (one is
+   * started when it has none running): not when the interval has entries written already and these
+   * would take it past `keepPerProject` — they wait for its end — unless `force`.
+   */
+  private admit(projectId: string, n: number, now: number, force: boolean): boolean {
+    const w = this.windows.get(projectId);
+    if (w === undefined) {
+      this.windows.set(projectId, { start: now, written: n });
+      return true;
+    }
+    if (!force && w.written + n > this.opts.keepPerProject) return false;
+    w.written += n;
+    return true;
   }
 
   private rememberLocal(id: string): void {
