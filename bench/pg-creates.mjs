@@ -1,0 +1,92 @@
+// S8-pg's pattern through the store's PostgreSQL hot path, without HTTP: two stores (two pools, as two
+// Mockyard processes would have) on one fresh database, each with CONC creates in flight over 50
+// sessions (the batches of store/hot/pg-creates.ts), in one process. Prints, for each of 3 rounds of
+// N creates, the creates a second and the CPU per create of this process and of PostgreSQL (every
+// process named `postgres` on this machine, so run it on a quiet one). SHARED=0 gives the two stores
+// sessions of their own instead of the same 50 (no lock waits between them). Pin it like the bench
+// pins the servers: `taskset -c 1 node bench/pg-creates.mjs` (after `npm run build`).
+//   PG_URL=postgres://postgres@127.0.0.1:5432/test node bench/pg-creates.mjs [checkout]
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const root = path.resolve(process.argv[2] ?? '.');
+const PG_URL = process.env.PG_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const N = Number(process.env.N ?? 20_000);
+const CONC = Number(process.env.CONC ?? 25);
+const SHARED = process.env.SHARED !== '0';
+const SESSIONS = 50;
+const body = { name: 'new item', price: 12.5, tags: ['a', 'b'], stock: 3 };
+
+/** CPU µs used so far by every process named `postgres` */
+function postgresCpu() {
+  let ticks = 0;
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const s = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (s.slice(s.indexOf('(') + 1, s.lastIndexOf(')')) !== 'postgres') continue;
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // gone
+    }
+  }
+  return ticks * 10_000; // USER_HZ 100
+}
+
+const pg = createRequire(path.join(root, 'package.json'))('pg');
+const { openStore } = await import(path.join(root, 'dist/store/index.js'));
+const admin = new pg.Client({ connectionString: PG_URL });
+await admin.connect();
+const dbName = `mockyard_pg_creates_${process.pid}`;
+await admin.query(`CREATE DATABASE "${dbName}"`);
+const url = new URL(PG_URL);
+url.pathname = `/${dbName}`;
+const stores = [await openStore(url.href), await openStore(url.href)];
+try {
+  const [a, b] = stores;
+  const u = await a.users.create('bench@example.test', 'h');
+  const p = await a.projects.create(u.id, { name: 'p' });
+  await a.collections.create(u.id, p.id, 'items', { idField: 'id', seed: [] });
+  const refs = (tag) =>
+    Array.from({ length: SESSIONS }, (_, s) => ({
+      projectId: p.id,
+      name: 'items',
+      idField: 'id',
+      seed: [],
+      base: null,
+      session: `${tag}${s}`,
+    }));
+  const sessions = [refs('a'), SHARED ? null : refs('b')];
+  sessions[1] ??= sessions[0];
+  // each session's copy made before the rounds, as the bench's warm-up does
+  for (let i = 0; i < 2; i++)
+    await Promise.all(sessions[i].map((r) => stores[i].hot.collection(r, { op: 'create', item: { ...body } })));
+  for (let round = 0; round < 3; round++) {
+    let sent = 0;
+    const load = (store, rs) =>
+      Array.from({ length: CONC }, async () => {
+        while (sent < N) {
+          sent++;
+          const r = rs[Math.floor(Math.random() * SESSIONS)];
+          const out = await store.hot.collection(r, { op: 'create', item: { ...body } });
+          if (out.kind !== 'item') throw new Error(`a create answered ${out.kind}`);
+        }
+      });
+    const c0 = process.cpuUsage();
+    const p0 = postgresCpu();
+    const t0 = performance.now();
+    await Promise.all([...load(a, sessions[0]), ...load(b, sessions[1])]);
+    const ms = performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    const pgUs = postgresCpu() - p0;
+    console.log(
+      `round ${round + 1}: ${Math.round((N / ms) * 1000)} creates a second; CPU a create: this process ${((c.user + c.system) / N).toFixed(1)} µs, PostgreSQL ${(pgUs / N).toFixed(1)} µs`,
+    );
+  }
+} finally {
+  for (const s of stores) await s.close();
+  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  await admin.end();
+}
