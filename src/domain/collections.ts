@@ -144,7 +144,8 @@ export type CollectionResult =
   /** the items as stored JSON text, in order (parsed only by whoever needs to) */
   | { readonly kind: 'items'; readonly raw: string[] }
   | { readonly kind: 'count'; readonly count: number }
-  | { readonly kind: 'item'; readonly item: Item; readonly created?: boolean }
+  /** `raw`, when the command made it: the item's JSON as stored, `JSON.stringify(item)` (an answer's body as it is) */
+  | { readonly kind: 'item'; readonly item: Item; readonly created?: boolean; readonly raw?: string }
   | { readonly kind: 'deleted' }
   | { readonly kind: 'missing' }
   | { readonly kind: 'conflict' }

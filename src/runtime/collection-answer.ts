@@ -124,7 +124,7 @@ export function* collectionAnswer(
     case 'items':
       return list(res.raw, ctx.req.query);
     case 'item':
-      return { status: res.created ? 201 : 200, body: JSON.stringify(res.item) };
+      return { status: res.created ? 201 : 200, body: res.raw ?? JSON.stringify(res.item) };
     case 'deleted':
       return { status: 204, body: '' };
     case 'conflict':

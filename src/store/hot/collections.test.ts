@@ -67,6 +67,28 @@ describe.each(CASES)('collection commands on %s, %s', (dialect, copies) => {
     expect(await run(other, ref, { op: 'count' })).toEqual({ kind: 'count', count: 92 });
   });
 
+  it('a command that writes an item gives back its JSON as stored (raw), creates asked together too', async () => {
+    const ref = { ...(await collection()), session: 'raw' };
+    const stored = async (id: string) => {
+      const list = await run(store, ref, { op: 'list' });
+      return list.kind === 'items' ? list.raw.find((x) => JSON.parse(x).id === id) : undefined;
+    };
+    const results = await Promise.all([
+      run(store, ref, { op: 'create', item: { name: 'no id', tags: ['a'] } }),
+      run(store, ref, { op: 'create', item: { id: 'given', price: 12.5, 'é "q"': 'x\ny' } }),
+    ]);
+    const same = async (r: CollectionResult) => {
+      if (r.kind !== 'item') throw new Error(`not an item: ${r.kind}`);
+      expect(r.raw).toBe(JSON.stringify(r.item));
+      expect(await stored(String(r.item.id))).toBe(r.raw);
+    };
+    for (const r of results) await same(r);
+    await same(await run(store, ref, { op: 'replace', id: 's1', item: { name: 'whole' } }));
+    const updated = await run(store, ref, { op: 'update', id: 'given', patch: { price: 13 } });
+    await same(updated);
+    expect(updated).toMatchObject({ item: { id: 'given', price: 13, 'é "q"': 'x\ny' } });
+  });
+
   it('a create with an id that is taken is a conflict, also when the first one was asked in the same batch', async () => {
     const ref = { ...(await collection()), session: 'sess-a' };
     const [a, b, c] = await Promise.all([

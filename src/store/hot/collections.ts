@@ -76,8 +76,9 @@ const bytesOf = (s: string) => Buffer.byteLength(s);
 const TOMBSTONE = '';
 
 const tooLarge = (message: string): CollectionResult => ({ kind: 'too_large', message });
-const itemTooLarge = (data: string): CollectionResult | null =>
-  bytesOf(data) > COLLECTION_CAPS.itemBytes
+/** `bytes`: the item's JSON's, counted once by the caller */
+const itemTooLarge = (bytes: number): CollectionResult | null =>
+  bytes > COLLECTION_CAPS.itemBytes
     ? tooLarge(`An item may hold at most ${COLLECTION_CAPS.itemBytes} bytes of JSON`)
     : null;
 const sessionTooLarge = (copy: SessionCopy, more: number): CollectionResult | null =>
@@ -179,7 +180,8 @@ export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTabl
     }
     case 'create': {
       const { id, item, data } = newItem(cmd.item, ref.idField);
-      const refused = itemTooLarge(data) ?? sessionTooLarge(copy, bytesOf(data));
+      const bytes = bytesOf(data);
+      const refused = itemTooLarge(bytes) ?? sessionTooLarge(copy, bytes);
       if (refused) return refused;
       if (copy.items >= COLLECTION_CAPS.items)
         return tooLarge(`A collection holds at most ${COLLECTION_CAPS.items} items per session`);
@@ -192,9 +194,9 @@ export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTabl
       }
       if (!((yield t.append(id, data, Math.max(0, copy.base))) as boolean)) return { kind: 'conflict' };
       copy.items += 1;
-      copy.bytes += bytesOf(data);
-      yield t.adjust(1, bytesOf(data));
-      return { kind: 'item', item, created: true };
+      copy.bytes += bytes;
+      yield t.adjust(1, bytes);
+      return { kind: 'item', item, created: true, raw: data };
     }
     case 'replace':
     case 'update': {
@@ -205,14 +207,15 @@ export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTabl
       const next = cmd.op === 'update' ? { ...current, ...cmd.patch } : { ...cmd.item };
       const item = { ...next, [ref.idField]: current[ref.idField] };
       const data = JSON.stringify(item);
-      const grows = bytesOf(data) - bytesOf(found.data);
-      const refused = itemTooLarge(data) ?? sessionTooLarge(copy, grows);
+      const size = bytesOf(data);
+      const grows = size - bytesOf(found.data);
+      const refused = itemTooLarge(size) ?? sessionTooLarge(copy, grows);
       if (refused) return refused;
       if (found.row === undefined) yield t.insert(cmd.id, found.seedAt + 1, data);
       else yield t.update(cmd.id, data);
       copy.bytes += grows;
       yield t.adjust(0, grows);
-      return { kind: 'item', item };
+      return { kind: 'item', item, raw: data };
     }
     case 'delete': {
       const found = (yield* find(base, copy, cmd.id, t)) as Found | null;
@@ -252,9 +255,10 @@ export function prepareCreates(works: readonly { ref: CollectionRef; cmd: Collec
     // same object; the seed itself is a function of each request, read only to make a missing copy)
     if (cmd.op !== 'create' || r.idField !== ref.idField || r.base !== ref.base) return null;
     const { id, item, data } = newItem(cmd.item, ref.idField);
-    if (ids.has(id) || ref.base?.index.has(id) || itemTooLarge(data)) return null;
+    const bytes = bytesOf(data);
+    if (ids.has(id) || ref.base?.index.has(id) || itemTooLarge(bytes)) return null;
     ids.add(id);
-    made.push({ id, item, data, bytes: bytesOf(data) });
+    made.push({ id, item, data, bytes });
   }
   return made;
 }
@@ -270,10 +274,10 @@ export function createdResults(
   written: ReadonlySet<string>,
 ): { results: CollectionResult[]; bytes: number } {
   let bytes = 0;
-  const results = made.map(({ id, item, bytes: b }): CollectionResult => {
+  const results = made.map(({ id, item, data, bytes: b }): CollectionResult => {
     if (!written.has(id)) return { kind: 'conflict' };
     bytes += b;
-    return { kind: 'item', item, created: true };
+    return { kind: 'item', item, created: true, raw: data };
   });
   return { results, bytes };
 }

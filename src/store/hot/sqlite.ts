@@ -124,6 +124,7 @@ export class SqliteHot implements HotState {
       keyof typeof SQLITE_COLLECTION,
       SqliteDatabase.Statement
     >;
+    this.col.session.raw(true);
   }
 
   /**
@@ -138,13 +139,14 @@ export class SqliteHot implements HotState {
     let last = 0;
     return {
       copy: () => {
+        // an array (the statement is raw): better-sqlite3 builds a row object a property at a time
         const row = c.session.get(ref.projectId, ref.name, ref.session) as
-          | { id: number; t: number; base: number; items: number; bytes: number; last: number }
+          | [id: number, t: number, base: number, items: number, bytes: number, last: number]
           | undefined;
         if (row === undefined) return null;
-        copy = row.id;
-        last = Number(row.last);
-        return { touched: Number(row.t), base: Number(row.base), items: Number(row.items), bytes: Number(row.bytes) };
+        copy = row[0];
+        last = Number(row[5]);
+        return { touched: Number(row[1]), base: Number(row[2]), items: Number(row[3]), bytes: Number(row[4]) };
       },
       create: (x) => {
         // a copy over the seed holds positions up to its base; a full copy, its items at 1…n
