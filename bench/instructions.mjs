@@ -8,7 +8,10 @@
 // includes that write.
 //   npm run build && node bench/instructions.mjs S1 . /path/to/other/checkout
 //   SCENARIO: S1 (fixed answer), S2 (two rules with conditions), S3 (templated answer), S4 (counted sequence),
-//   S5 (a store_variable action: a new query value a request, as in the bench)
+//   S5 (a store_variable action: a new query value a request, as in the bench), S8 (a create into a
+//   collection, over the bench's 50 mock sessions; `BARE_S8_SQLITE=1` has node-http keep its creates
+//   durably in SQLite, a fresh file in the run's temp dir, as the bench's yardstick does — the kernel's
+//   share of those writes, most of their cost, is not counted)
 //   a checkout named `node-http` is bench/node-http-server.mjs, the bare reference server (no setup)
 //   WARM (8000) and N (8000) requests over CONNS (8) connections; needs valgrind (`apt-get install -y valgrind`)
 //   Closer to the bench's flood: CONNS=50 MOCKYARD_REQUEST_LOG_KEEP=100 WARM=20000 (the log's ring
@@ -31,7 +34,7 @@ const N = Number(process.env.N ?? 8000);
 const CONNS = Number(process.env.CONNS ?? 8);
 const NODE_HTTP = 'node-http';
 // the harness's own definitions (bench/lib/scenarios.mjs)
-const SUPPORTED = ['S1', 'S2', 'S3', 'S4', 'S5'];
+const SUPPORTED = ['S1', 'S2', 'S3', 'S4', 'S5', 'S8'];
 const sc = SUPPORTED.includes(scenario) ? SCENARIOS[scenario] : undefined;
 if (!sc || dirs.length === 0) {
   console.error(`usage: node bench/instructions.mjs ${SUPPORTED.join('|')} <checkout> [<checkout> …]`);
@@ -70,6 +73,7 @@ async function measure(dir, port) {
         PORT: String(port),
         DATABASE_URL: `sqlite:${path.join(tmp, `${port}.db`)}`,
         LOG_LEVEL: 'warn',
+        ...(bare && process.env.BARE_S8_SQLITE ? { BARE_S8_SQLITE: path.join(tmp, `bare-${port}.db`) } : {}),
       },
       stdio: 'ignore',
     },
@@ -100,27 +104,39 @@ async function measure(dir, port) {
         password: 'bench-password-1',
       });
       const project = await api('POST', '/api/projects', { name: 'instructions' }, token);
+      if (sc.def.collection) await api('POST', `/api/projects/${project.id}/collections`, sc.def.collection, token);
       const eps = `/api/projects/${project.id}/endpoints`;
       const ep = await api('POST', eps, sc.def.endpoint, token);
       for (const rule of sc.def.rules) await api('POST', `${eps}/${ep.id}/rules`, rule, token);
       prefix = `/m/${project.id}`;
     }
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONNS });
+    let sent = 0;
     const burst = async (n) => {
       let left = n;
       const one = () =>
         new Promise((resolve, reject) => {
           // S5 sends a new query value each request (its setupRequest), as the bench's load does
           const { path: p } = sc.setupRequest ? sc.setupRequest({ path: sc.path }) : sc;
-          const req = http.get(
-            { agent, host: '127.0.0.1', port, path: `${prefix}${p}`, headers: sc.headers },
+          // S8 spreads its creates over the bench's mock sessions
+          const session = sc.sessions ? { 'x-mockyard-session': `s${sent++ % sc.sessions}` } : {};
+          const req = http.request(
+            {
+              agent,
+              host: '127.0.0.1',
+              port,
+              method: sc.method ?? 'GET',
+              path: `${prefix}${p}`,
+              headers: { ...sc.headers, ...session },
+            },
             (res) => {
-              if (res.statusCode !== 200) reject(new Error(`answer ${res.statusCode}`));
+              if (res.statusCode !== (sc.method === 'POST' ? 201 : 200)) reject(new Error(`answer ${res.statusCode}`));
               res.resume();
               res.on('end', resolve);
             },
           );
           req.on('error', reject);
+          req.end(sc.body);
         });
       await Promise.all(
         Array.from({ length: CONNS }, async () => {
