@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { procIo } from './lib/standalone.mjs';
 
 const N = Number(process.env.N ?? 150_000);
 const BATCH = 50;
@@ -26,9 +27,6 @@ const timeOrderedId = () => {
   const t = (Date.now() * 1000 + (seq++ % 1000)).toString(16).padStart(12, '0');
   return `${t.slice(0, 8)}-${t.slice(8, 12)}-7${randomUUID().slice(15)}`;
 };
-const io = fs.readFileSync.bind(fs, '/proc/self/io', 'utf8');
-const written = () => Number(/wchar: (\d+)/.exec(io())[1]);
-const calls = () => Number(/syscw: (\d+)/.exec(io())[1]);
 
 let round = 0;
 function measure(layout) {
@@ -67,12 +65,12 @@ function measure(layout) {
     }
   });
   const cpu0 = process.cpuUsage();
-  const w0 = written();
-  const k0 = calls();
+  const io0 = procIo();
   for (let k = 0; k < N / BATCH; k++) commit(k);
   const cpu = process.cpuUsage(cpu0);
-  const bytes = written() - w0;
-  const writes = calls() - k0;
+  const io1 = procIo();
+  const bytes = io1.bytes - io0.bytes;
+  const writes = io1.calls - io0.calls;
   db.close();
   console.log(
     `${layout.padEnd(13)} user ${(cpu.user / N).toFixed(2)} + system ${(cpu.system / N).toFixed(2)} µs a create; ${(writes / N).toFixed(2)} write calls and ${(bytes / N / 1024).toFixed(2)} KB a create`,

@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { procStat } from './lib/standalone.mjs';
 
 const root = path.resolve(process.argv[2] ?? '.');
 const PG_URL = process.env.PG_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -23,14 +24,14 @@ function postgresCpu() {
   let ticks = 0;
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
+    let name = '';
     try {
-      const s = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (s.slice(s.indexOf('(') + 1, s.lastIndexOf(')')) !== 'postgres') continue;
-      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(f[11]) + Number(f[12]);
+      name = fs.readFileSync(`/proc/${d}/comm`, 'utf8').trim();
     } catch {
-      // gone
+      continue; // gone
     }
+    const f = name === 'postgres' ? procStat(d) : null;
+    if (f) ticks += Number(f[11]) + Number(f[12]);
   }
   return ticks * 10_000; // USER_HZ 100
 }

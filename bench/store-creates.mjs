@@ -8,18 +8,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { procIo as io } from './lib/standalone.mjs';
 
-/** the process's write calls and bytes written so far (Linux) */
-const io = () => {
-  const f = Object.fromEntries(
-    fs
-      .readFileSync('/proc/self/io', 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => l.split(': ')),
-  );
-  return { calls: Number(f.syscw), bytes: Number(f.wchar) };
-};
 const TURNS = Number(process.env.TURNS ?? 2000);
 const SESSIONS = 50;
 const body = { name: 'new item', price: 12.5, tags: ['a', 'b'], stock: 3 };

@@ -20,6 +20,7 @@ import {
   SERVER_CPUS,
   sleep,
 } from './settings.mjs';
+import { procStat } from './standalone.mjs';
 
 // ---------- CPU pinning ----------
 function hasTaskset() {
@@ -80,14 +81,6 @@ function procTree(root) {
   const out = [root];
   for (let i = 0; i < out.length; i++) out.push(...(kids.get(out[i]) || []));
   return out;
-}
-function procStat(pid) {
-  try {
-    const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return s.slice(s.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return null;
-  }
 }
 // child.tree: pid -> start time of every descendant seen, so a recycled pid is never signalled.
 function snapshotTree(child) {

@@ -1,5 +1,6 @@
 // What the standalone benches (bench/sse.mjs, bench/ws.mjs, bench/after-gc.mjs) share with each other and with bench/run.mjs:
-// waiting for a server, the management API by base URL, one process's RSS, and `npm start`'s flags.
+// waiting for a server, the management API by base URL, one process's RSS, its /proc/<pid>/stat fields
+// and its own write calls, and `npm start`'s flags.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -30,6 +31,22 @@ export async function api(base, method, p, body, token) {
 
 /** One process's resident memory, MB. */
 export const rssMB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+/** A process's /proc/<pid>/stat fields after its name (field 3 of proc(5) first), or null once it is gone. */
+export function procStat(pid) {
+  try {
+    const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return s.slice(s.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** This process's write calls and bytes written so far (/proc/self/io: `syscw`, `wchar`). */
+export function procIo() {
+  const text = fs.readFileSync('/proc/self/io', 'utf8');
+  return { calls: Number(/syscw: (\d+)/.exec(text)[1]), bytes: Number(/wchar: (\d+)/.exec(text)[1]) };
+}
 
 /**
  * The environment assignments and node flags of `npm start` in a checkout (its package.json), so a
