@@ -4,7 +4,9 @@
 // N creates, the creates a second and the CPU per create of this process and of PostgreSQL (every
 // process named `postgres` on this machine, so run it on a quiet one). SHARED=0 gives the two stores
 // sessions of their own instead of the same 50 (no lock waits between them). Pin it like the bench
-// pins the servers: `taskset -c 1 node bench/pg-creates.mjs` (after `npm run build`).
+// pins the servers: `taskset -c 1 node bench/pg-creates.mjs` (after `npm run build`). SETUP_SQL runs
+// on the fresh database after the stores made their tables (to try a schema change: an index or a
+// constraint dropped, say).
 //   PG_URL=postgres://postgres@127.0.0.1:5432/test node bench/pg-creates.mjs [checkout]
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -46,6 +48,12 @@ const url = new URL(PG_URL);
 url.pathname = `/${dbName}`;
 const stores = [await openStore(url.href), await openStore(url.href)];
 try {
+  if (process.env.SETUP_SQL) {
+    const c = new pg.Client({ connectionString: url.href });
+    await c.connect();
+    await c.query(process.env.SETUP_SQL);
+    await c.end();
+  }
   const [a, b] = stores;
   const u = await a.users.create('bench@example.test', 'h');
   const p = await a.projects.create(u.id, { name: 'p' });
