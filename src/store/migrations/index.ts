@@ -7,7 +7,7 @@
  */
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { DialectCaps } from '../dialect.js';
-import { CREATE_BATCH_FUNCTION } from './pg-create-batch.js';
+import { CREATE_BATCH_FUNCTION, LAST_ORD } from './pg-create-batch.js';
 import { type AnyDb, run } from './run.js';
 import { sqliteCopyKey } from './sqlite-copy-key.js';
 
@@ -138,8 +138,8 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
       },
     },
     // SQLite keeps a session's last position on its row, and its items no order index: a create then
-    // writes one index page fewer (docs/architecture.md); PostgreSQL reads the last position from
-    // its order index, which it keeps
+    // writes one index page fewer (docs/architecture.md); PostgreSQL keeps its order index (and
+    // the last position since 0017)
     '0015_sqlite_collection_last_ord': {
       up: async (db) => {
         if (d.name !== 'sqlite') return;
@@ -160,10 +160,18 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
         if (d.name === 'sqlite') await sqliteCopyKey(db);
       },
     },
-    // PostgreSQL's one round trip for a batch of collection creates (store/hot/pg-creates.ts)
+    // PostgreSQL's one round trip for a batch of collection creates (store/hot/pg-creates.ts), as
+    // 0017 replaces it (a new database runs both)
     '0014_pg_create_batch': {
       up: async (db) => {
         if (d.name === 'postgres') await run(db, [CREATE_BATCH_FUNCTION]);
+      },
+    },
+    // PostgreSQL keeps a session's last position on its copy's row too, and its batch function reads
+    // it there, for all of a batch's groups in one query (pg-create-batch.ts)
+    '0017_pg_collection_last_ord': {
+      up: async (db) => {
+        if (d.name === 'postgres') await run(db, LAST_ORD);
       },
     },
     // the trigger of a WebSocket endpoint's rule (docs/websocket.md)

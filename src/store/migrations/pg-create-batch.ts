@@ -4,13 +4,27 @@
  * every collection and session of the batch (in hash order, as every batch does), reads each
  * session's copy, and for each one whose creates fit (the copy exists, was written over the seed the
  * process compiled, and stays within the item and byte caps with all of them) inserts the items after
- * its last position, skipping ids already taken, and adds what it wrote to the copy's count and bytes
- * (touching it when the last touch is older than `touch_every`). It returns a row per item written
- * (group, id) and a row (group, NULL) per group it left alone, for the caller to run command by command.
+ * its last position, skipping ids already taken, and adds what it wrote to the copy's count, bytes
+ * and last position (touching it when the last touch is older than `touch_every`). It returns a row
+ * per item written (group, id) and a row (group, NULL) per group it left alone, for the caller to run
+ * command by command.
+ *
+ * Two statements run inside: the locks, then one query for every group at once, which sees every
+ * write committed before the locks were granted.
  *
  * Arguments, one entry per group (collection and session): lock keys, project ids, collections,
  * sessions, item counts, item bytes, the compiled seed's length (-1: none); one entry per item: its
  * group (1-based), id, JSON and bytes; then now (ms), the caps and the touch interval (ms).
+ *
+ * Migration 0014 made it read each session's copy and its last position (one step down the order
+ * index, which reads the whole last leaf page of the session's items) in a loop, two queries a group;
+ * migration 0017 (`LAST_ORD`) keeps the last position on the copy's row, as SQLite does, and
+ * replaces the function with this one, whose arguments and answers are the same: a process of the
+ * version before calls it unchanged. Its other inserts (command by command, which read the last
+ * position from the order index) keep the column right through a statement trigger: every insert
+ * into the items raises its copy's last position to the largest it wrote (the batch has already,
+ * so the trigger's update finds nothing to change). Items are only ever inserted after the last
+ * position or at a seed position (at most the copy's `base`), and moved only to a seed position.
  */
 export const CREATE_BATCH_FUNCTION = `
 CREATE OR REPLACE FUNCTION mockyard_create_batch(
@@ -19,59 +33,67 @@ CREATE OR REPLACE FUNCTION mockyard_create_batch(
   now_ms bigint, max_items bigint, max_bytes bigint, touch_every bigint)
 RETURNS TABLE (g int, item_id text)
 LANGUAGE plpgsql VOLATILE AS $fn$
-DECLARE
-  n int := coalesce(array_length(ps, 1), 0);
-  ok int[] := '{}';
-  tops bigint[] := array_fill(0::bigint, ARRAY[greatest(n, 1)]);
-  i int;
-  t bigint;
-  r record;
 BEGIN
   PERFORM pg_advisory_xact_lock(l.h)
     FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest(keys) AS k ORDER BY h) AS l;
-  FOR i IN 1 .. n LOOP
-    SELECT s.base, s.items, s.bytes INTO r FROM collection_sessions s
-      WHERE s.project_id = ps[i] AND s.collection = cs[i] AND s.session = ss[i];
-    IF FOUND AND (r.base < 0 OR r.base = seeds[i])
-        AND r.items + ns[i] <= max_items AND r.bytes + bs[i] <= max_bytes THEN
-      ok := ok || i;
-      -- the last position: one step down the index (max() here would read every row of the session)
-      SELECT x.ord INTO t FROM collection_items x
-        WHERE x.project_id = ps[i] AND x.collection = cs[i] AND x.session = ss[i] ORDER BY x.ord DESC LIMIT 1;
-      tops[i] := greatest(coalesce(t, 0), r.base, 0);
-    ELSE
-      g := i;
-      item_id := NULL;
-      RETURN NEXT;
-    END IF;
-  END LOOP;
-  IF cardinality(ok) = 0 THEN
-    RETURN;
-  END IF;
   RETURN QUERY
-  WITH u AS (
-    SELECT v.g, v.id, v.data, v.len, tops[v.g] + row_number() OVER (PARTITION BY v.g ORDER BY v.n) AS ord
-      FROM unnest(ig, ids, datas, lens) WITH ORDINALITY AS v(g, id, data, len, n)
-      WHERE v.g = ANY(ok)
+  WITH k AS (
+    SELECT k.g::int AS g, k.p, k.c, k.s, k.n, k.b, k.seed
+      FROM unnest(ps, cs, ss, ns, bs, seeds) WITH ORDINALITY AS k(p, c, s, n, b, seed, g)
+  ), ok AS (
+    SELECT k.g, k.p, k.c, k.s, greatest(s.last_ord, s.base, 0) AS top
+      FROM k JOIN collection_sessions s ON s.project_id = k.p AND s.collection = k.c AND s.session = k.s
+      WHERE (s.base < 0 OR s.base = k.seed) AND s.items + k.n <= max_items AND s.bytes + k.b <= max_bytes
+  ), u AS (
+    SELECT ok.g, ok.p, ok.c, ok.s, v.id, v.data, v.len, ok.top + row_number() OVER (PARTITION BY v.g ORDER BY v.n) AS ord
+      FROM unnest(ig, ids, datas, lens) WITH ORDINALITY AS v(g, id, data, len, n) JOIN ok ON ok.g = v.g
   ), ins AS (
     INSERT INTO collection_items (project_id, collection, session, item_id, ord, data, touched_at)
-      SELECT ps[u.g], cs[u.g], ss[u.g], u.id, u.ord, u.data, now_ms FROM u
+      SELECT u.p, u.c, u.s, u.id, u.ord, u.data, now_ms FROM u
       ON CONFLICT DO NOTHING
       RETURNING collection_items.project_id AS p, collection_items.collection AS c,
         collection_items.session AS s, collection_items.item_id AS id
   ), got AS (
-    SELECT u.g, u.id, u.len FROM u JOIN ins
-      ON ins.p = ps[u.g] AND ins.c = cs[u.g] AND ins.s = ss[u.g] AND ins.id = u.id
+    SELECT u.g, u.id, u.len, u.ord FROM u JOIN ins ON ins.p = u.p AND ins.c = u.c AND ins.s = u.s AND ins.id = u.id
   ), counted AS (
-    SELECT k.i AS g, count(got.id) AS items, coalesce(sum(got.len), 0) AS bytes
-      FROM unnest(ok) AS k(i) LEFT JOIN got ON got.g = k.i GROUP BY k.i
+    SELECT ok.g, ok.p, ok.c, ok.s, count(got.id) AS items, coalesce(sum(got.len), 0) AS bytes,
+        coalesce(max(got.ord), 0) AS last
+      FROM ok LEFT JOIN got ON got.g = ok.g GROUP BY ok.g, ok.p, ok.c, ok.s
   ), adjusted AS (
     UPDATE collection_sessions AS cs0 SET items = cs0.items + counted.items, bytes = cs0.bytes + counted.bytes,
-        touched_at = CASE WHEN cs0.session <> '' AND now_ms - cs0.touched_at > touch_every
+        last_ord = greatest(cs0.last_ord, counted.last), touched_at = CASE WHEN cs0.session <> '' AND now_ms - cs0.touched_at > touch_every
           THEN now_ms ELSE cs0.touched_at END
       FROM counted
-      WHERE cs0.project_id = ps[counted.g] AND cs0.collection = cs[counted.g] AND cs0.session = ss[counted.g]
+      WHERE cs0.project_id = counted.p AND cs0.collection = counted.c AND cs0.session = counted.s
   )
-  SELECT got.g, got.id FROM got;
+  SELECT got.g, got.id FROM got
+  UNION ALL
+  SELECT k.g, NULL::text FROM k WHERE NOT EXISTS (SELECT 1 FROM ok WHERE ok.g = k.g);
 END
 $fn$`;
+
+/**
+ * Migration 0017 on PostgreSQL, in the migration's transaction: the copies' last position, the
+ * trigger that keeps it through every insert, the positions of the copies there are, and the batch
+ * function that reads it. The trigger comes before the positions are counted, so an insert waiting
+ * for the table's lock is counted either way.
+ */
+export const LAST_ORD = [
+  'ALTER TABLE collection_sessions ADD COLUMN IF NOT EXISTS last_ord bigint NOT NULL DEFAULT 0',
+  `CREATE OR REPLACE FUNCTION mockyard_items_last_ord() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  UPDATE collection_sessions s SET last_ord = m.ord
+    FROM (SELECT n.project_id, n.collection, n.session, max(n.ord) AS ord FROM new_items n GROUP BY 1, 2, 3) m
+    WHERE s.project_id = m.project_id AND s.collection = m.collection AND s.session = m.session AND s.last_ord < m.ord;
+  RETURN NULL;
+END
+$fn$`,
+  'DROP TRIGGER IF EXISTS collection_items_last_ord ON collection_items',
+  `CREATE TRIGGER collection_items_last_ord AFTER INSERT ON collection_items REFERENCING NEW TABLE AS new_items
+    FOR EACH STATEMENT EXECUTE FUNCTION mockyard_items_last_ord()`,
+  `UPDATE collection_sessions s SET last_ord = greatest(s.last_ord, (SELECT max(i.ord) FROM collection_items i
+    WHERE i.project_id = s.project_id AND i.collection = s.collection AND i.session = s.session))
+    WHERE EXISTS (SELECT 1 FROM collection_items i
+      WHERE i.project_id = s.project_id AND i.collection = s.collection AND i.session = s.session)`,
+  CREATE_BATCH_FUNCTION,
+];
