@@ -76,7 +76,9 @@ $fn$`;
  * Migration 0017 on PostgreSQL, in the migration's transaction: the copies' last position, the
  * trigger that keeps it through every insert, the positions of the copies there are, and the batch
  * function that reads it. The trigger comes before the positions are counted, so an insert waiting
- * for the table's lock is counted either way.
+ * for the table's lock is counted either way. The copies' table is locked first, as every
+ * transaction that inserts items locks it first (it reads the copy before it inserts), so one in
+ * flight finishes before the migration goes on to the items and none waits on it in a cycle.
  */
 export const LAST_ORD = [
   'ALTER TABLE collection_sessions ADD COLUMN IF NOT EXISTS last_ord bigint NOT NULL DEFAULT 0',
