@@ -1,8 +1,9 @@
 // S8-pg's pattern through the store's PostgreSQL hot path, without HTTP: two stores (two pools, as two
 // Mockyard processes would have) on one fresh database, each with CONC creates in flight over 50
 // sessions (the batches of store/hot/pg-creates.ts), in one process. Prints, for each of 3 rounds of
-// N creates, the creates a second and the CPU per create of this process and of PostgreSQL (every
-// process named `postgres` on this machine, so run it on a quiet one). SHARED=0 gives the two stores
+// N creates, the creates a second, the CPU per create of this process and of PostgreSQL (every
+// process named `postgres` on this machine, so run it on a quiet one) and the creates a batch
+// statement took on average. SHARED=0 gives the two stores
 // sessions of their own instead of the same 50 (no lock waits between them). Pin it like the bench
 // pins the servers: `taskset -c 1 node bench/pg-creates.mjs` (after `npm run build`). SETUP_SQL runs
 // on the fresh database after the stores made their tables (to try a schema change: an index or a
@@ -83,6 +84,7 @@ try {
           if (out.kind !== 'item') throw new Error(`a create answered ${out.kind}`);
         }
       });
+    const b0 = stores.map((st) => [st.hot.creates.batches, st.hot.creates.batched]);
     const c0 = process.cpuUsage();
     const p0 = postgresCpu();
     const t0 = performance.now();
@@ -90,8 +92,13 @@ try {
     const ms = performance.now() - t0;
     const c = process.cpuUsage(c0);
     const pgUs = postgresCpu() - p0;
+    // creates a batch statement took, on average (the batcher's counters, both stores)
+    const [batches, batched] = stores.reduce(
+      ([n, m], st, i) => [n + st.hot.creates.batches - b0[i][0], m + st.hot.creates.batched - b0[i][1]],
+      [0, 0],
+    );
     console.log(
-      `round ${round + 1}: ${Math.round((N / ms) * 1000)} creates a second; CPU a create: this process ${((c.user + c.system) / N).toFixed(1)} µs, PostgreSQL ${(pgUs / N).toFixed(1)} µs`,
+      `round ${round + 1}: ${Math.round((N / ms) * 1000)} creates a second; CPU a create: this process ${((c.user + c.system) / N).toFixed(1)} µs, PostgreSQL ${(pgUs / N).toFixed(1)} µs; ${(batched / Math.max(batches, 1)).toFixed(1)} creates a batch`,
     );
   }
 } finally {
