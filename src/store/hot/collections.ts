@@ -154,10 +154,10 @@ function merged(base: SeedBase | null, copy: SessionCopy, rows: ItemRow[]): stri
 }
 
 /** A created item with its id (the given one, or a new version-7 uuid) and its stored text. */
-function newItem(given: Item, idField: string): { id: string; item: Item; data: string } {
+function newItem(given: Item, idField: string): { id: string; item: Item; data: string; fresh: boolean } {
   const known = idOf(given, idField);
   const item = known === undefined ? { ...given, [idField]: uuid7() } : given;
-  return { id: known ?? (item[idField] as string), item, data: JSON.stringify(item) };
+  return { id: known ?? (item[idField] as string), item, data: JSON.stringify(item), fresh: known === undefined };
 }
 
 /** Runs one command; yields what it waits for (plain values on SQLite, promises on PostgreSQL). */
@@ -238,6 +238,8 @@ export interface NewItem {
   readonly item: Item;
   readonly data: string;
   readonly bytes: number;
+  /** its id was made here (a version-7 uuid), so no row holds it yet */
+  readonly fresh: boolean;
 }
 
 /**
@@ -254,11 +256,11 @@ export function prepareCreates(works: readonly { ref: CollectionRef; cmd: Collec
     // the commands' compiled collection is the first's (not recompiled in between: its seed base is the
     // same object; the seed itself is a function of each request, read only to make a missing copy)
     if (cmd.op !== 'create' || r.idField !== ref.idField || r.base !== ref.base) return null;
-    const { id, item, data } = newItem(cmd.item, ref.idField);
+    const { id, item, data, fresh } = newItem(cmd.item, ref.idField);
     const bytes = bytesOf(data);
     if (ids.has(id) || ref.base?.index.has(id) || itemTooLarge(bytes)) return null;
     ids.add(id);
-    made.push({ id, item, data, bytes });
+    made.push({ id, item, data, bytes, fresh });
   }
   return made;
 }

@@ -22,10 +22,11 @@ const LOCK_MANY: Named = {
   name: 'mockyard_lock_many',
   text: 'SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest($1::text[]) AS k ORDER BY h) AS l',
 };
+/** the function's form that takes whether each id was made here (migration 0018) */
 const CREATE_BATCH: Named = {
-  name: 'mockyard_create_batch',
+  name: 'mockyard_create_batch_fresh',
   text: `SELECT g, item_id FROM mockyard_create_batch($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[],
-    $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::text[], $11::bigint[], $12, $13, $14, $15)`,
+    $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::text[], $11::bigint[], $12, $13, $14, $15, $16::boolean[])`,
 };
 
 /** The lock key of a collection and session: the one postgres.ts's per-key transactions take. */
@@ -169,12 +170,14 @@ export class CreateBatcher {
     const ids: string[] = [];
     const datas: string[] = [];
     const lens: number[] = [];
+    const fresh: boolean[] = [];
     list.forEach(([, made], i) => {
       for (const m of made) {
         ig.push(i + 1);
         ids.push(m.id);
         datas.push(m.data);
         lens.push(m.bytes);
+        fresh.push(m.fresh);
       }
     });
     const { rows } = await run(this.pool, CREATE_BATCH, [
@@ -193,6 +196,7 @@ export class CreateBatcher {
       collections.COLLECTION_CAPS.items,
       collections.COLLECTION_CAPS.sessionBytes,
       collections.TOUCH_EVERY_MS,
+      fresh,
     ]);
     const written = list.map(() => new Set<string>());
     const left = new Set<number>();

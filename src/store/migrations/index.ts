@@ -7,7 +7,7 @@
  */
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { DialectCaps } from '../dialect.js';
-import { CREATE_BATCH_FUNCTION, LAST_ORD } from './pg-create-batch.js';
+import { CREATE_BATCH_FRESH_FUNCTION, CREATE_BATCH_FUNCTION, LAST_ORD } from './pg-create-batch.js';
 import { type AnyDb, run } from './run.js';
 import { sqliteCopyKey } from './sqlite-copy-key.js';
 
@@ -172,6 +172,13 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
     '0017_pg_collection_last_ord': {
       up: async (db) => {
         if (d.name === 'postgres') await run(db, LAST_ORD);
+      },
+    },
+    // the batch function's form that inserts the items whose ids the process made without checking
+    // them for a conflict first (pg-create-batch.ts)
+    '0018_pg_create_batch_fresh': {
+      up: async (db) => {
+        if (d.name === 'postgres') await run(db, [CREATE_BATCH_FRESH_FUNCTION]);
       },
     },
     // the trigger of a WebSocket endpoint's rule (docs/websocket.md)

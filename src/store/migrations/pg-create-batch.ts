@@ -25,18 +25,38 @@
  * into the items raises its copy's last position to the largest it wrote (the batch has already,
  * so the trigger's update finds nothing to change). Items are only ever inserted after the last
  * position or at a seed position (at most the copy's `base`), and moved only to a seed position.
+ *
+ * Migration 0018 adds a second form with one more argument, whether each item's id was made by the
+ * process (`fresh`, a version-7 uuid no row holds): those items go in by a plain insert, the others
+ * with `ON CONFLICT DO NOTHING`, whose check before each insert is one more walk down the primary
+ * key (about an eighth of a batch's backend CPU, bench/README.md). This version calls that form; the
+ * first stays for processes of the version before.
  */
-export const CREATE_BATCH_FUNCTION = `
-CREATE OR REPLACE FUNCTION mockyard_create_batch(
-  keys text[], ps text[], cs text[], ss text[], ns bigint[], bs bigint[], seeds bigint[],
-  ig int[], ids text[], datas text[], lens bigint[],
-  now_ms bigint, max_items bigint, max_bytes bigint, touch_every bigint)
-RETURNS TABLE (g int, item_id text)
-LANGUAGE plpgsql VOLATILE AS $fn$
-BEGIN
-  PERFORM pg_advisory_xact_lock(l.h)
-    FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest(keys) AS k ORDER BY h) AS l;
-  RETURN QUERY
+/** How the batch query inserts its items: all checked for a taken id, none, or by `fresh`. */
+type Insertion = 'checked' | 'plain' | 'by-fresh';
+
+const INSERT = `INSERT INTO collection_items (project_id, collection, session, item_id, ord, data, touched_at)
+      SELECT u.p, u.c, u.s, u.id, u.ord, u.data, now_ms FROM u`;
+const RETURNING = `RETURNING collection_items.project_id AS p, collection_items.collection AS c,
+        collection_items.session AS s, collection_items.item_id AS id`;
+const inserts: Record<Insertion, string> = {
+  checked: `ins AS (
+    ${INSERT} ON CONFLICT DO NOTHING ${RETURNING}
+  )`,
+  plain: `ins AS (
+    ${INSERT} ${RETURNING}
+  )`,
+  'by-fresh': `made AS (
+    ${INSERT} WHERE u.fresh ${RETURNING}
+  ), given AS (
+    ${INSERT} WHERE u.fresh IS NOT TRUE ON CONFLICT DO NOTHING ${RETURNING}
+  ), ins AS (
+    SELECT * FROM made UNION ALL SELECT * FROM given
+  )`,
+};
+
+/** The batch's one query (after its locks), inserting its items as told. */
+const batchQuery = (insertion: Insertion) => `RETURN QUERY
   WITH k AS (
     SELECT k.g::int AS g, k.p, k.c, k.s, k.n, k.b, k.seed
       FROM unnest(ps, cs, ss, ns, bs, seeds) WITH ORDINALITY AS k(p, c, s, n, b, seed, g)
@@ -45,15 +65,12 @@ BEGIN
       FROM k JOIN collection_sessions s ON s.project_id = k.p AND s.collection = k.c AND s.session = k.s
       WHERE (s.base < 0 OR s.base = k.seed) AND s.items + k.n <= max_items AND s.bytes + k.b <= max_bytes
   ), u AS (
-    SELECT ok.g, ok.p, ok.c, ok.s, v.id, v.data, v.len, ok.top + row_number() OVER (PARTITION BY v.g ORDER BY v.n) AS ord
-      FROM unnest(ig, ids, datas, lens) WITH ORDINALITY AS v(g, id, data, len, n) JOIN ok ON ok.g = v.g
-  ), ins AS (
-    INSERT INTO collection_items (project_id, collection, session, item_id, ord, data, touched_at)
-      SELECT u.p, u.c, u.s, u.id, u.ord, u.data, now_ms FROM u
-      ON CONFLICT DO NOTHING
-      RETURNING collection_items.project_id AS p, collection_items.collection AS c,
-        collection_items.session AS s, collection_items.item_id AS id
-  ), got AS (
+    SELECT ok.g, ok.p, ok.c, ok.s, v.id, v.data, v.len, v.fresh,
+        ok.top + row_number() OVER (PARTITION BY v.g ORDER BY v.n) AS ord
+      FROM unnest(ig, ids, datas, lens, ${insertion === 'checked' ? 'NULL::boolean[]' : 'fresh'})
+        WITH ORDINALITY AS v(g, id, data, len, fresh, n)
+      JOIN ok ON ok.g = v.g
+  ), ${inserts[insertion]}, got AS (
     SELECT u.g, u.id, u.len, u.ord FROM u JOIN ins ON ins.p = u.p AND ins.c = u.c AND ins.s = u.s AND ins.id = u.id
   ), counted AS (
     SELECT ok.g, ok.p, ok.c, ok.s, count(got.id) AS items, coalesce(sum(got.len), 0) AS bytes,
@@ -68,9 +85,38 @@ BEGIN
   )
   SELECT got.g, got.id FROM got
   UNION ALL
-  SELECT k.g, NULL::text FROM k WHERE NOT EXISTS (SELECT 1 FROM ok WHERE ok.g = k.g);
+  SELECT k.g, NULL::text FROM k WHERE NOT EXISTS (SELECT 1 FROM ok WHERE ok.g = k.g);`;
+
+/**
+ * The function in either form. With `fresh`, a batch whose ids were all made here is one plain
+ * insert (a second, empty insert costs its start-up), else the made ones plain and the rest checked.
+ */
+const batchFunction = (fresh: boolean) => `
+CREATE OR REPLACE FUNCTION mockyard_create_batch(
+  keys text[], ps text[], cs text[], ss text[], ns bigint[], bs bigint[], seeds bigint[],
+  ig int[], ids text[], datas text[], lens bigint[],
+  now_ms bigint, max_items bigint, max_bytes bigint, touch_every bigint${fresh ? ', fresh boolean[]' : ''})
+RETURNS TABLE (g int, item_id text)
+LANGUAGE plpgsql VOLATILE AS $fn$
+BEGIN
+  PERFORM pg_advisory_xact_lock(l.h)
+    FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest(keys) AS k ORDER BY h) AS l;
+  ${
+    fresh
+      ? `IF coalesce(true = ALL(fresh), false) THEN
+    ${batchQuery('plain')}
+  ELSE
+    ${batchQuery('by-fresh')}
+  END IF;`
+      : batchQuery('checked')
+  }
 END
 $fn$`;
+
+/** The form processes of the version before call (migrations 0014 and 0017). */
+export const CREATE_BATCH_FUNCTION = batchFunction(false);
+/** The form with `fresh` (migration 0018), which this version calls. */
+export const CREATE_BATCH_FRESH_FUNCTION = batchFunction(true);
 
 /**
  * Migration 0017 on PostgreSQL, in the migration's transaction: the copies' last position, the
