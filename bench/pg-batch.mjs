@@ -7,44 +7,29 @@
 // the database (a constraint dropped, the function replaced); EXPLAIN=1 logs one more call's plans
 // through auto_explain into PostgreSQL's log.
 //   PG_URL=postgres://postgres@127.0.0.1:5432/test node bench/pg-batch.mjs [checkout]
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { procStat } from './lib/standalone.mjs';
+import { freshPgDatabase, procCpuUs } from './lib/standalone.mjs';
 
 const root = path.resolve(process.argv[2] ?? '.');
-const PG_URL = process.env.PG_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const G = Number(process.env.G ?? 25);
 const CALLS = Number(process.env.CALLS ?? 2000);
 const SESSIONS = 50;
 const FRESH = process.env.FRESH === '1';
 
-const pg = createRequire(path.join(root, 'package.json'))('pg');
-const { openStore } = await import(path.join(root, 'dist/store/index.js'));
-const admin = new pg.Client({ connectionString: PG_URL });
-await admin.connect();
-const dbName = `mockyard_pg_batch_${process.pid}`;
-await admin.query(`CREATE DATABASE "${dbName}"`);
-const url = new URL(PG_URL);
-url.pathname = `/${dbName}`;
-const c = new pg.Client({ connectionString: url.href });
+const db = await freshPgDatabase(root, 'mockyard_pg_batch');
+const c = new db.pg.Client({ connectionString: db.url });
 try {
-  const store = await openStore(url.href);
-  const u = await store.users.create('bench@example.test', 'h');
-  const p = await store.projects.create(u.id, { name: 'p' });
-  await store.collections.create(u.id, p.id, 'items', { idField: 'id', seed: [] });
+  const store = await db.openStore(db.url);
+  const projectId = await db.collection(store);
   // each session's copy, made by a first create
   for (let s = 0; s < SESSIONS; s++) {
-    const ref = { projectId: p.id, name: 'items', idField: 'id', seed: [], base: null, session: `s${s}` };
+    const ref = { projectId, name: 'items', idField: 'id', seed: [], base: null, session: `s${s}` };
     await store.hot.collection(ref, { op: 'create', item: { first: true } });
   }
   await store.close();
+  await db.setupSql();
   await c.connect();
-  if (process.env.SETUP_SQL) await c.query(process.env.SETUP_SQL);
   const pid = (await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
-  const cpuUs = () => {
-    const f = procStat(pid);
-    return (Number(f[11]) + Number(f[12])) * 10_000; // USER_HZ 100
-  };
   const data = JSON.stringify({ name: 'new item', price: 12.5, tags: ['a', 'b'], stock: 3 });
   const text = `SELECT g, item_id FROM mockyard_create_batch($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[],
     $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::text[], $11::bigint[], $12, $13, $14, $15${FRESH ? ', $16::boolean[]' : ''})`;
@@ -54,8 +39,8 @@ try {
     const sessions = Array.from({ length: G }, (_, i) => `s${(n * 7 + i) % SESSIONS}`);
     const ids = sessions.map(() => `id${n++}`);
     const values = [
-      sessions.map((s) => `collection:${p.id}:items:${s}`),
-      sessions.map(() => p.id),
+      sessions.map((s) => `collection:${projectId}:items:${s}`),
+      sessions.map(() => projectId),
       sessions.map(() => 'items'),
       sessions,
       sessions.map(() => 1),
@@ -74,11 +59,11 @@ try {
     return c.query({ name: 'batch', text, values });
   };
   for (let round = 0; round < 3; round++) {
-    const c0 = cpuUs();
+    const c0 = procCpuUs(pid);
     const t0 = performance.now();
     for (let i = 0; i < CALLS; i++) await call();
     const wallUs = ((performance.now() - t0) * 1000) / CALLS;
-    const backendUs = (cpuUs() - c0) / CALLS;
+    const backendUs = (procCpuUs(pid) - c0) / CALLS;
     console.log(
       `round ${round + 1}: ${wallUs.toFixed(0)} µs a call, the backend ${backendUs.toFixed(0)} µs of CPU (${(backendUs / G).toFixed(1)} a create)`,
     );
@@ -92,6 +77,5 @@ try {
   }
 } finally {
   await c.end().catch(() => {});
-  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-  await admin.end();
+  await db.drop();
 }

@@ -10,12 +10,10 @@
 // constraint dropped, say).
 //   PG_URL=postgres://postgres@127.0.0.1:5432/test node bench/pg-creates.mjs [checkout]
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { procStat } from './lib/standalone.mjs';
+import { freshPgDatabase, procCpuUs } from './lib/standalone.mjs';
 
 const root = path.resolve(process.argv[2] ?? '.');
-const PG_URL = process.env.PG_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const N = Number(process.env.N ?? 20_000);
 const CONC = Number(process.env.CONC ?? 25);
 const SHARED = process.env.SHARED !== '0';
@@ -24,7 +22,7 @@ const body = { name: 'new item', price: 12.5, tags: ['a', 'b'], stock: 3 };
 
 /** CPU µs used so far by every process named `postgres` */
 function postgresCpu() {
-  let ticks = 0;
+  let us = 0;
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     let name = '';
@@ -33,35 +31,20 @@ function postgresCpu() {
     } catch {
       continue; // gone
     }
-    const f = name === 'postgres' ? procStat(d) : null;
-    if (f) ticks += Number(f[11]) + Number(f[12]);
+    if (name === 'postgres') us += procCpuUs(d);
   }
-  return ticks * 10_000; // USER_HZ 100
+  return us;
 }
 
-const pg = createRequire(path.join(root, 'package.json'))('pg');
-const { openStore } = await import(path.join(root, 'dist/store/index.js'));
-const admin = new pg.Client({ connectionString: PG_URL });
-await admin.connect();
-const dbName = `mockyard_pg_creates_${process.pid}`;
-await admin.query(`CREATE DATABASE "${dbName}"`);
-const url = new URL(PG_URL);
-url.pathname = `/${dbName}`;
-const stores = [await openStore(url.href), await openStore(url.href)];
+const db = await freshPgDatabase(root, 'mockyard_pg_creates');
+const stores = [await db.openStore(db.url), await db.openStore(db.url)];
 try {
-  if (process.env.SETUP_SQL) {
-    const c = new pg.Client({ connectionString: url.href });
-    await c.connect();
-    await c.query(process.env.SETUP_SQL);
-    await c.end();
-  }
+  await db.setupSql();
   const [a, b] = stores;
-  const u = await a.users.create('bench@example.test', 'h');
-  const p = await a.projects.create(u.id, { name: 'p' });
-  await a.collections.create(u.id, p.id, 'items', { idField: 'id', seed: [] });
+  const projectId = await db.collection(a);
   const refs = (tag) =>
     Array.from({ length: SESSIONS }, (_, s) => ({
-      projectId: p.id,
+      projectId,
       name: 'items',
       idField: 'id',
       seed: [],
@@ -103,6 +86,5 @@ try {
   }
 } finally {
   for (const s of stores) await s.close();
-  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-  await admin.end();
+  await db.drop();
 }

@@ -1,7 +1,9 @@
 // What the standalone benches (bench/sse.mjs, bench/ws.mjs, bench/after-gc.mjs) share with each other and with bench/run.mjs:
 // waiting for a server, the management API by base URL, one process's RSS, its /proc/<pid>/stat fields
-// and its own write calls, and `npm start`'s flags.
+// and its own write calls, and `npm start`'s flags; and what the store's PostgreSQL tools
+// (bench/pg-creates.mjs, bench/pg-batch.mjs) share: a fresh database with a collection in it.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -42,6 +44,12 @@ export function procStat(pid) {
   }
 }
 
+/** A process's CPU so far (user and system), µs, or 0 once it is gone. */
+export function procCpuUs(pid) {
+  const f = procStat(pid);
+  return f ? (Number(f[11]) + Number(f[12])) * 10_000 : 0; // USER_HZ 100
+}
+
 /** This process's write calls and bytes written so far (/proc/self/io: `syscw`, `wchar`). */
 export function procIo() {
   const text = fs.readFileSync('/proc/self/io', 'utf8');
@@ -65,4 +73,44 @@ export function npmStart(dir) {
   } catch {
     return { env: {}, flags: [] };
   }
+}
+
+/**
+ * A fresh PostgreSQL database on PG_URL's server (or TEST_DATABASE_URL's) for a tool that drives a
+ * checkout's store directly: the checkout's `pg` module and `openStore`, the database's URL,
+ * `collection(store)` (a user and project with an unseeded collection `items`: the project's id),
+ * `setupSql()` (runs SETUP_SQL from the environment on it, when set) and `drop()`.
+ */
+export async function freshPgDatabase(root, prefix) {
+  const server = process.env.PG_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+  const pg = createRequire(path.join(root, 'package.json'))('pg');
+  const { openStore } = await import(path.join(root, 'dist/store/index.js'));
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  const name = `${prefix}_${process.pid}`;
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    pg,
+    openStore,
+    url: url.href,
+    async collection(store) {
+      const u = await store.users.create('bench@example.test', 'h');
+      const p = await store.projects.create(u.id, { name: 'p' });
+      await store.collections.create(u.id, p.id, 'items', { idField: 'id', seed: [] });
+      return p.id;
+    },
+    async setupSql() {
+      if (!process.env.SETUP_SQL) return;
+      const c = new pg.Client({ connectionString: url.href });
+      await c.connect();
+      await c.query(process.env.SETUP_SQL);
+      await c.end();
+    },
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    },
+  };
 }
