@@ -4,7 +4,9 @@
  * command by command, from this version or the one before — raises it through a statement trigger,
  * and a database from before the migration gets the positions of the items it has. The function has
  * two forms (migration 0018): this version's, told which ids the process made (inserted without a
- * conflict check), and the one processes of the version before call, which checks every id.
+ * conflict check), and the one processes of the version before call, which checks every id. A batch
+ * of made ids takes its counts from what it was asked rather than reading back its rows, and every
+ * batch has the trigger skip its own inserts (migration 0019).
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -147,6 +149,60 @@ describe.runIf(PG_URL)('the batch of creates on PostgreSQL', () => {
     );
     expect(await last(a)).toBe(4);
     expect(await last(b)).toBe(4);
+    // the counts and bytes the batch added are those of the rows it wrote
+    for (const ref of [a, b]) {
+      const { rows } = await pool.query(
+        `SELECT s.items, s.bytes, count(i.item_id) AS n, coalesce(sum(octet_length(i.data)), 0) AS stored
+          FROM collection_sessions s LEFT JOIN collection_items i USING (project_id, collection, session)
+          WHERE s.project_id = $1 AND s.collection = $2 AND s.session = $3 GROUP BY s.items, s.bytes`,
+        [ref.projectId, ref.name, ref.session],
+      );
+      expect(rows[0]).toMatchObject({ items: '4', n: '4' });
+      expect(Number(rows[0].bytes)).toBe(Number(rows[0].stored));
+      expect(Number(rows[0].bytes)).toBeGreaterThan(4 * 40);
+    }
+  });
+
+  it('a batch inside a larger transaction leaves the trigger on for the inserts after it', async () => {
+    const ref = await session('inside');
+    await store.hot.collection(ref, { op: 'create', item: { id: 'i1' } });
+    const key = `collection:${ref.projectId}:${ref.name}:${ref.session}`;
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query(
+        `SELECT g, item_id FROM mockyard_create_batch($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[],
+          $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::text[], $11::bigint[], $12, $13, $14, $15, $16::boolean[])`,
+        [
+          [key],
+          [ref.projectId],
+          [ref.name],
+          [ref.session],
+          [1],
+          [11],
+          [-1],
+          [1],
+          ['i2'],
+          ['{"id":"i2"}'],
+          [11],
+          Date.now(),
+          10_000,
+          10 * 1024 * 1024,
+          60_000,
+          [true],
+        ],
+      );
+      expect(rows).toEqual([{ g: 1, item_id: 'i2' }]);
+      await client.query(
+        `INSERT INTO collection_items (project_id, collection, session, item_id, ord, data, touched_at)
+          VALUES ($1, $2, $3, 'i3', 3, '{"id":"i3"}', 0)`,
+        [ref.projectId, ref.name, ref.session],
+      );
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    expect(await last(ref)).toBe(3);
   });
 
   it('the form the version before calls still creates, skips a taken id and keeps the last position', async () => {

@@ -7,7 +7,7 @@
  */
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { DialectCaps } from '../dialect.js';
-import { CREATE_BATCH_FRESH_FUNCTION, CREATE_BATCH_FUNCTION, LAST_ORD } from './pg-create-batch.js';
+import { CREATE_BATCH_FRESH_FUNCTION, CREATE_BATCH_FUNCTION, LAST_ORD, LEAN_BATCH } from './pg-create-batch.js';
 import { type AnyDb, run } from './run.js';
 import { sqliteCopyKey } from './sqlite-copy-key.js';
 
@@ -179,6 +179,13 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
     '0018_pg_create_batch_fresh': {
       up: async (db) => {
         if (d.name === 'postgres') await run(db, [CREATE_BATCH_FRESH_FUNCTION]);
+      },
+    },
+    // the batch function without reading back what a batch of made ids inserted, and the last
+    // position's trigger skipping the batch's own inserts (pg-create-batch.ts)
+    '0019_pg_lean_create_batch': {
+      up: async (db) => {
+        if (d.name === 'postgres') await run(db, LEAN_BATCH);
       },
     },
     // the trigger of a WebSocket endpoint's rule (docs/websocket.md)
