@@ -4,8 +4,9 @@
 // entry, so PostgreSQL must run on this machine). No Mockyard process, no pool, no lock waits: the
 // function's cost alone, steadier than pg-creates.mjs for comparing two forms of it. FRESH=1 calls
 // the form that is told the ids were made by the process (migration 0018); SETUP_SQL runs first on
-// the database (a constraint dropped, the function replaced); EXPLAIN=1 logs one more call's plans
-// through auto_explain into PostgreSQL's log.
+// the database (a constraint dropped, the function replaced); GROW_SQL runs after the first round on
+// another connection (rows added under the plans the backend made, which it keeps); EXPLAIN=1 logs
+// one more call's plans through auto_explain into PostgreSQL's log.
 //   PG_URL=postgres://postgres@127.0.0.1:5432/test node bench/pg-batch.mjs [checkout]
 import path from 'node:path';
 import { freshPgDatabase, procCpuUs } from './lib/standalone.mjs';
@@ -59,6 +60,14 @@ try {
     return c.query({ name: 'batch', text, values });
   };
   for (let round = 0; round < 3; round++) {
+    if (round === 1 && process.env.GROW_SQL) {
+      // after the connection made its plans: a table grown under them (GROW_SQL, another connection)
+      const other = new db.pg.Client({ connectionString: db.url });
+      await other.connect();
+      await other.query(process.env.GROW_SQL);
+      await other.end();
+      console.log('GROW_SQL run');
+    }
     const c0 = procCpuUs(pid);
     const t0 = performance.now();
     for (let i = 0; i < CALLS; i++) await call();

@@ -7,7 +7,13 @@
  */
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { DialectCaps } from '../dialect.js';
-import { CREATE_BATCH_FRESH_FUNCTION, CREATE_BATCH_FUNCTION, LAST_ORD, LEAN_BATCH } from './pg-create-batch.js';
+import {
+  CREATE_BATCH_FRESH_FUNCTION,
+  CREATE_BATCH_FUNCTION,
+  INDEXED_BATCH,
+  LAST_ORD,
+  LEAN_BATCH,
+} from './pg-create-batch.js';
 import { type AnyDb, run } from './run.js';
 import { sqliteCopyKey } from './sqlite-copy-key.js';
 
@@ -186,6 +192,13 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
     '0019_pg_lean_create_batch': {
       up: async (db) => {
         if (d.name === 'postgres') await run(db, LEAN_BATCH);
+      },
+    },
+    // the batch function's plan reads the copies through their key, however small the table was
+    // when a connection made it (pg-create-batch.ts)
+    '0020_pg_batch_indexed_copies': {
+      up: async (db) => {
+        if (d.name === 'postgres') await run(db, INDEXED_BATCH);
       },
     },
     // the trigger of a WebSocket endpoint's rule (docs/websocket.md)

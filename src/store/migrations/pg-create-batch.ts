@@ -37,6 +37,11 @@
  * statement fails, so the groups' counts, bytes and last positions are what the caller sent), and
  * every form marks its transaction so that the trigger, whose update would find nothing to raise,
  * returns at once: about a fifth less of the backend's CPU a create (bench/README.md).
+ *
+ * Migration 0020 replaces both once more with `SET enable_seqscan = off`: a connection keeps the
+ * plan of the function's query, and one made while the copies' table was small joined it by reading
+ * every row (a hash join over a sequential scan), which stayed the plan as the table grew — 65–70 ms
+ * a call at 200,000 copies, against 2–3 with the copies read through their key.
  */
 /**
  * Set, for its own transaction, while the batch function's query runs: its inserts raise the last
@@ -117,7 +122,7 @@ CREATE OR REPLACE FUNCTION mockyard_create_batch(
   ig int[], ids text[], datas text[], lens bigint[],
   now_ms bigint, max_items bigint, max_bytes bigint, touch_every bigint${fresh ? ', fresh boolean[]' : ''})
 RETURNS TABLE (g int, item_id text)
-LANGUAGE plpgsql VOLATILE AS $fn$
+LANGUAGE plpgsql VOLATILE SET enable_seqscan = off AS $fn$
 BEGIN
   PERFORM pg_advisory_xact_lock(l.h)
     FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest(keys) AS k ORDER BY h) AS l;
@@ -173,6 +178,9 @@ export const LAST_ORD = [
       WHERE i.project_id = s.project_id AND i.collection = s.collection AND i.session = s.session)`,
   CREATE_BATCH_FUNCTION,
 ];
+
+/** Migration 0020 on PostgreSQL: both forms again, their copies read through their key. */
+export const INDEXED_BATCH = [CREATE_BATCH_FUNCTION, CREATE_BATCH_FRESH_FUNCTION];
 
 /**
  * Migration 0019 on PostgreSQL: both forms again, a batch of made ids no longer reading back the
