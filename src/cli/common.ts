@@ -13,18 +13,32 @@ export class CliError extends Error {}
 
 type Options = Record<string, { type: 'string' | 'boolean'; short?: string }>;
 
-/** The arguments, strictly: an unknown option is a UsageError. A value may start with `-` (`--token -x`). */
+/**
+ * The arguments, strictly: an unknown option is a UsageError. A value may start with `-` (`--token -x`),
+ * and so may a positional longer than two characters: a project id (base64url, one in 64 starts with
+ * `-`) or name is no option, since no option is written `-xyz` (`-h` is the one short option).
+ */
 export function parse(
   args: string[],
   options: Options,
   allowPositionals = true,
 ): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
-  const joined: string[] = [];
+  const flags: string[] = [];
+  const rest: string[] = [];
   for (let i = 0; i < args.length; i++) {
-    const name = args[i].startsWith('--') ? args[i].slice(2) : null;
-    if (name && options[name]?.type === 'string' && i + 1 < args.length) joined.push(`${args[i]}=${args[++i]}`);
-    else joined.push(args[i]);
+    const a = args[i];
+    if (a === '--') {
+      rest.push(...args.slice(i + 1));
+      break;
+    }
+    if (a.startsWith('--') || (a.startsWith('-') && a.length === 2)) {
+      const name = a.startsWith('--') ? a.slice(2) : null;
+      if (name && options[name]?.type === 'string' && i + 1 < args.length) flags.push(`${a}=${args[++i]}`);
+      else flags.push(a);
+    } else rest.push(a);
   }
+  // the positionals after `--`, in the order given: parseArgs reads none of them as an option
+  const joined = rest.length > 0 ? [...flags, '--', ...rest] : flags;
   try {
     const { values, positionals } = parseArgs({
       args: joined,

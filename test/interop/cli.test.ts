@@ -203,6 +203,24 @@ describe('mockyard CLI against a server', () => {
     expect((await cli(['import', wm, '--project', 'Stubs', '--format', 'nope'], env)).code).toBe(2);
   });
 
+  it('takes a project id or name that starts with a dash as the project, not an option', async () => {
+    // ids are base64url: one project in 64 has an id that starts with "-"
+    const u = await s.client.user();
+    const env = { MOCKYARD_TOKEN: u.token, MOCKYARD_URL: s.client.base };
+    const made = await s.client.api('POST', '/api/projects', { name: '-dashed' }, u.token);
+    expect(made.status).toBe(201);
+    const byName = await cli(['export', '-dashed', '--storage'], env);
+    expect(byName.code, byName.stderr).toBe(0);
+    expect(JSON.parse(byName.stdout)).toMatchObject({ project: { name: '-dashed' }, storage: {} });
+    const file = path.join(tmp, 'dashed.json');
+    fs.writeFileSync(file, JSON.stringify({ mockyard: 1, project: { name: 'x' }, endpoints: [] }));
+    const into = await cli(['import', file, '--project', '-dashed', '--json'], env);
+    expect(into.code, into.stderr).toBe(0);
+    expect(JSON.parse(into.stdout).project.id).toBe(made.json.id);
+    // an unknown option is still refused
+    expect((await cli(['export', '-dashed', '--bogus'], env)).code).toBe(2);
+  });
+
   it('fails with exit 1 and the reason on service errors', async () => {
     const u = await s.client.user();
     const badToken = await cli(['export', 'x', '--url', s.client.base, '--token', 'not-a-token']);
