@@ -72,6 +72,57 @@ describe.runIf(PG_URL)('the batch of creates on PostgreSQL', () => {
     return ref;
   }
 
+  /**
+   * Calls the batch function itself, each group a session and the ids of its new items (`{"id":…}`):
+   * with `fresh`, the form this version calls (0018), without it the version before's.
+   */
+  async function callBatch(
+    q: pg.Pool | pg.PoolClient,
+    groups: { ref: CollectionRef; ids: string[] }[],
+    fresh?: boolean,
+  ): Promise<{ g: number; item_id: string }[]> {
+    const datas = groups.map((x) => x.ids.map((id) => JSON.stringify({ id })));
+    const values: unknown[] = [
+      groups.map((x) => `collection:${x.ref.projectId}:${x.ref.name}:${x.ref.session}`),
+      groups.map((x) => x.ref.projectId),
+      groups.map((x) => x.ref.name),
+      groups.map((x) => x.ref.session),
+      groups.map((x) => x.ids.length),
+      datas.map((d) => d.reduce((n, j) => n + j.length, 0)),
+      groups.map(() => -1),
+      groups.flatMap((x, g) => x.ids.map(() => g + 1)),
+      groups.flatMap((x) => x.ids),
+      datas.flat(),
+      datas.flat().map((j) => j.length),
+      Date.now(),
+      10_000,
+      10 * 1024 * 1024,
+      60_000,
+    ];
+    if (fresh !== undefined) values.push(groups.flatMap((x) => x.ids.map(() => fresh)));
+    const { rows } = await q.query(
+      `SELECT g, item_id FROM mockyard_create_batch($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[],
+        $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::text[], $11::bigint[], $12, $13, $14, $15
+        ${fresh === undefined ? '' : ', $16::boolean[]'})`,
+      values,
+    );
+    return rows;
+  }
+  /** Runs `work` in a transaction of one pooled connection, rolled back when it throws. */
+  async function inTransaction(work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await work(client);
+      await client.query('COMMIT');
+    } catch (e) {
+      await client.query('ROLLBACK');
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
   it('a batch goes after every item the session ever had, the last one deleted too', async () => {
     const ref = { ...(await collection([{ id: 's1' }, { id: 's2' }])), session: 'deleted-last' };
     // the first create makes the session's full copy command by command: the seed at 1 and 2, then a1
@@ -166,45 +217,14 @@ describe.runIf(PG_URL)('the batch of creates on PostgreSQL', () => {
   it('a batch inside a larger transaction leaves the trigger on for the inserts after it', async () => {
     const ref = await session('inside');
     await store.hot.collection(ref, { op: 'create', item: { id: 'i1' } });
-    const key = `collection:${ref.projectId}:${ref.name}:${ref.session}`;
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const { rows } = await client.query(
-        `SELECT g, item_id FROM mockyard_create_batch($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[],
-          $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::text[], $11::bigint[], $12, $13, $14, $15, $16::boolean[])`,
-        [
-          [key],
-          [ref.projectId],
-          [ref.name],
-          [ref.session],
-          [1],
-          [11],
-          [-1],
-          [1],
-          ['i2'],
-          ['{"id":"i2"}'],
-          [11],
-          Date.now(),
-          10_000,
-          10 * 1024 * 1024,
-          60_000,
-          [true],
-        ],
-      );
-      expect(rows).toEqual([{ g: 1, item_id: 'i2' }]);
+    await inTransaction(async (client) => {
+      expect(await callBatch(client, [{ ref, ids: ['i2'] }], true)).toEqual([{ g: 1, item_id: 'i2' }]);
       await client.query(
         `INSERT INTO collection_items (project_id, collection, session, item_id, ord, data, touched_at)
           VALUES ($1, $2, $3, 'i3', 3, '{"id":"i3"}', 0)`,
         [ref.projectId, ref.name, ref.session],
       );
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK');
-      throw e;
-    } finally {
-      client.release();
-    }
+    });
     expect(await last(ref)).toBe(3);
   });
 
@@ -214,42 +234,17 @@ describe.runIf(PG_URL)('the batch of creates on PostgreSQL', () => {
     const c = await collection();
     const refs = Array.from({ length: 25 }, (_, i) => ({ ...c, session: `scan-${i}` }));
     for (const ref of refs) await run(ref, { op: 'count' });
-    const client = await pool.connect();
-    const scans = async () =>
-      Number(
-        (await client.query("SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = 'collection_sessions'"))
-          .rows[0].seq_scan,
-      );
-    try {
-      await client.query('BEGIN');
+    await inTransaction(async (client) => {
+      const scans = async () =>
+        Number(
+          (await client.query("SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = 'collection_sessions'"))
+            .rows[0].seq_scan,
+        );
       const before = await scans();
       // more calls than the plan cache's five custom plans, so the generic plan runs too
       for (let n = 1; n <= 7; n++) {
-        const ids = refs.map((_, i) => `x${n}-${i}`);
-        const datas = ids.map((id) => JSON.stringify({ id }));
-        const { rows } = await client.query(
-          `SELECT g, item_id FROM mockyard_create_batch($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[],
-            $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::text[], $11::bigint[], $12, $13, $14, $15, $16::boolean[])`,
-          [
-            refs.map((r) => `collection:${r.projectId}:${r.name}:${r.session}`),
-            refs.map((r) => r.projectId),
-            refs.map((r) => r.name),
-            refs.map((r) => r.session),
-            refs.map(() => 1),
-            datas.map((d) => d.length),
-            refs.map(() => -1),
-            refs.map((_, i) => i + 1),
-            ids,
-            datas,
-            datas.map((d) => d.length),
-            Date.now(),
-            10_000,
-            10 * 1024 * 1024,
-            60_000,
-            refs.map(() => n % 2 === 0),
-          ],
-        );
-        expect(rows).toHaveLength(25);
+        const groups = refs.map((ref, i) => ({ ref, ids: [`x${n}-${i}`] }));
+        expect(await callBatch(client, groups, n % 2 === 0)).toHaveLength(25);
         // an insert as the version before makes it, which the trigger follows
         await client.query(
           `INSERT INTO collection_items (project_id, collection, session, item_id, ord, data, touched_at)
@@ -258,42 +253,14 @@ describe.runIf(PG_URL)('the batch of creates on PostgreSQL', () => {
         );
       }
       expect(await scans()).toBe(before);
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK');
-      throw e;
-    } finally {
-      client.release();
-    }
+    });
     for (const ref of [refs[0], refs[24]]) expect(await last(ref)).toBe(7000);
   });
 
   it('the form the version before calls still creates, skips a taken id and keeps the last position', async () => {
     const ref = await session('older');
     await store.hot.collection(ref, { op: 'create', item: { id: 'o1' } });
-    const key = `collection:${ref.projectId}:${ref.name}:${ref.session}`;
-    const datas = ['{"id":"o1"}', '{"id":"o2"}', '{"id":"o3"}'];
-    const { rows } = await pool.query(
-      `SELECT g, item_id FROM mockyard_create_batch($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[],
-        $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::text[], $11::bigint[], $12, $13, $14, $15)`,
-      [
-        [key],
-        [ref.projectId],
-        [ref.name],
-        [ref.session],
-        [3],
-        [33],
-        [-1],
-        [1, 1, 1],
-        ['o1', 'o2', 'o3'],
-        datas,
-        [11, 11, 11],
-        Date.now(),
-        10_000,
-        10 * 1024 * 1024,
-        60_000,
-      ],
-    );
+    const rows = await callBatch(pool, [{ ref, ids: ['o1', 'o2', 'o3'] }]);
     expect(rows).toEqual([
       { g: 1, item_id: 'o2' },
       { g: 1, item_id: 'o3' },
