@@ -62,10 +62,7 @@ try {
   for (let round = 0; round < 3; round++) {
     if (round === 1 && process.env.GROW_SQL) {
       // after the connection made its plans: a table grown under them (GROW_SQL, another connection)
-      const other = new db.pg.Client({ connectionString: db.url });
-      await other.connect();
-      await other.query(process.env.GROW_SQL);
-      await other.end();
+      await db.sql(process.env.GROW_SQL);
       console.log('GROW_SQL run');
     }
     const c0 = procCpuUs(pid);

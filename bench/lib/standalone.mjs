@@ -79,7 +79,8 @@ export function npmStart(dir) {
  * A fresh PostgreSQL database on PG_URL's server (or TEST_DATABASE_URL's) for a tool that drives a
  * checkout's store directly: the checkout's `pg` module and `openStore`, the database's URL,
  * `collection(store)` (a user and project with an unseeded collection `items`: the project's id),
- * `setupSql()` (runs SETUP_SQL from the environment on it, when set) and `drop()`.
+ * `sql(text)` (on a connection of its own), `setupSql()` (SETUP_SQL from the environment, when set)
+ * and `drop()`.
  */
 export async function freshPgDatabase(root, prefix) {
   const server = process.env.PG_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -101,12 +102,18 @@ export async function freshPgDatabase(root, prefix) {
       await store.collections.create(u.id, p.id, 'items', { idField: 'id', seed: [] });
       return p.id;
     },
-    async setupSql() {
-      if (!process.env.SETUP_SQL) return;
+    /** runs `text` on a connection of its own */
+    async sql(text) {
       const c = new pg.Client({ connectionString: url.href });
       await c.connect();
-      await c.query(process.env.SETUP_SQL);
-      await c.end();
+      try {
+        await c.query(text);
+      } finally {
+        await c.end();
+      }
+    },
+    async setupSql() {
+      if (process.env.SETUP_SQL) await this.sql(process.env.SETUP_SQL);
     },
     async drop() {
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

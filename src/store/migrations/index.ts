@@ -111,6 +111,12 @@ function collections(d: DialectCaps): Migration {
 
 /** The migrations in order: their names sort in the order they run. */
 export function migrations(d: DialectCaps): Record<string, Migration> {
+  /** Statements PostgreSQL runs and SQLite does not need (its batch function, trigger and column). */
+  const onPostgres = (statements: string[]): Migration => ({
+    up: async (db) => {
+      if (d.name === 'postgres') await run(db, statements);
+    },
+  });
   return {
     '0001_initial': initial(d),
     '0002_project_slug': projectSlug,
@@ -168,39 +174,19 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
     },
     // PostgreSQL's one round trip for a batch of collection creates (store/hot/pg-creates.ts), as
     // 0017 replaces it (a new database runs both)
-    '0014_pg_create_batch': {
-      up: async (db) => {
-        if (d.name === 'postgres') await run(db, [CREATE_BATCH_FUNCTION]);
-      },
-    },
+    '0014_pg_create_batch': onPostgres([CREATE_BATCH_FUNCTION]),
     // PostgreSQL keeps a session's last position on its copy's row too, and its batch function reads
     // it there, for all of a batch's groups in one query (pg-create-batch.ts)
-    '0017_pg_collection_last_ord': {
-      up: async (db) => {
-        if (d.name === 'postgres') await run(db, LAST_ORD);
-      },
-    },
+    '0017_pg_collection_last_ord': onPostgres(LAST_ORD),
     // the batch function's form that inserts the items whose ids the process made without checking
     // them for a conflict first (pg-create-batch.ts)
-    '0018_pg_create_batch_fresh': {
-      up: async (db) => {
-        if (d.name === 'postgres') await run(db, [CREATE_BATCH_FRESH_FUNCTION]);
-      },
-    },
+    '0018_pg_create_batch_fresh': onPostgres([CREATE_BATCH_FRESH_FUNCTION]),
     // the batch function without reading back what a batch of made ids inserted, and the last
     // position's trigger skipping the batch's own inserts (pg-create-batch.ts)
-    '0019_pg_lean_create_batch': {
-      up: async (db) => {
-        if (d.name === 'postgres') await run(db, LEAN_BATCH);
-      },
-    },
+    '0019_pg_lean_create_batch': onPostgres(LEAN_BATCH),
     // the batch function's plan reads the copies through their key, however small the table was
     // when a connection made it (pg-create-batch.ts)
-    '0020_pg_batch_indexed_copies': {
-      up: async (db) => {
-        if (d.name === 'postgres') await run(db, INDEXED_BATCH);
-      },
-    },
+    '0020_pg_batch_indexed_copies': onPostgres(INDEXED_BATCH),
     // the trigger of a WebSocket endpoint's rule (docs/websocket.md)
     '0012_rule_trigger': {
       up: async (db) => {
