@@ -179,11 +179,14 @@ export const LAST_ORD = [
   CREATE_BATCH_FUNCTION,
 ];
 
-/** Migration 0020 on PostgreSQL: both forms again, their copies read through their key. */
-export const INDEXED_BATCH = [CREATE_BATCH_FUNCTION, CREATE_BATCH_FRESH_FUNCTION];
+/** Both forms of the function as this version writes them, which 0019 and 0020 each put in place. */
+const BOTH_FORMS = [CREATE_BATCH_FUNCTION, CREATE_BATCH_FRESH_FUNCTION];
 
 /**
  * Migration 0019 on PostgreSQL: both forms again, a batch of made ids no longer reading back the
  * rows it inserted, and the trigger's function, which skips the batch's own inserts.
  */
-export const LEAN_BATCH = [LAST_ORD_TRIGGER_FUNCTION, CREATE_BATCH_FUNCTION, CREATE_BATCH_FRESH_FUNCTION];
+export const LEAN_BATCH = [LAST_ORD_TRIGGER_FUNCTION, ...BOTH_FORMS];
+
+/** Migration 0020 on PostgreSQL: both forms again, their copies read through their key. */
+export const INDEXED_BATCH = BOTH_FORMS;
