@@ -1,6 +1,7 @@
 /** Seeds of collections (docs/stateful-mocks.md): ids given or generated, no two items with one id. */
 import type { CollectionOperation, HttpMethod } from './constants.js';
 import { type ErrorDetail, validationError } from './errors.js';
+import { withField } from './plain-objects.js';
 import { templateDetails } from './template-syntax.js';
 import { uuid7 } from './uuid7.js';
 
@@ -33,7 +34,7 @@ export function checkSeed(seed: Item[], idField: string, at = '/seed'): Item[] {
   details.push(...templateDetails(seed, at));
   if (details.length > 0) throw validationError(details);
   const out = seed.map((item, i) => {
-    const withId = item[idField] === undefined ? { ...item, [idField]: uuid7() } : item;
+    const withId = item[idField] === undefined ? withField(item, idField, uuid7()) : item;
     const id = idOf(withId, idField);
     if (id === undefined)
       details.push({ path: `${at}/${i}/${idField}`, message: `${idField} must be a string or a number` });
@@ -66,7 +67,7 @@ export function keepGeneratedIds(seed: Item[], previous: readonly Item[], idFiel
   return seed.map((item) => {
     if (item[idField] !== undefined) return item;
     const id = free.get(JSON.stringify(item))?.shift();
-    return id === undefined ? item : { ...item, [idField]: id };
+    return id === undefined ? item : withField(item, idField, id);
   });
 }
 

@@ -9,6 +9,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { type ErrorCode, errorOf } from '../domain/errors.js';
+import { withField } from '../domain/plain-objects.js';
 import type { CompiledEndpoint, CompiledStep } from './compile.js';
 import type { MockContext } from './context.js';
 import { type PreparedHead, prepareHead, sendPrepared } from './prepared-head.js';
@@ -144,7 +145,7 @@ export function writeAnswer(
   let sent = headers;
   if (note.checkAnswer) {
     const n = note.checkAnswer(status, headers, body);
-    if (n > 0) sent = { ...headers, [VIOLATIONS_HEADER]: String(n) };
+    if (n > 0) sent = withField(headers, VIOLATIONS_HEADER, String(n)) as OutHeaders;
   }
   if (sent === headers && status >= 200) {
     const head = ownHead(status, headers);

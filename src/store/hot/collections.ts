@@ -19,6 +19,7 @@ import {
   idOf,
   type SeedBase,
 } from '../../domain/collections.js';
+import { mergedPlain, withField } from '../../domain/plain-objects.js';
 import { uuid7 } from '../../domain/uuid7.js';
 import type { Steps } from '../../shared/steps.js';
 
@@ -156,7 +157,7 @@ function merged(base: SeedBase | null, copy: SessionCopy, rows: ItemRow[]): stri
 /** A created item with its id (the given one, or a new version-7 uuid) and its stored text. */
 function newItem(given: Item, idField: string): { id: string; item: Item; data: string; fresh: boolean } {
   const known = idOf(given, idField);
-  const item = known === undefined ? { ...given, [idField]: uuid7() } : given;
+  const item = known === undefined ? withField(given, idField, uuid7()) : given;
   return { id: known ?? (item[idField] as string), item, data: JSON.stringify(item), fresh: known === undefined };
 }
 
@@ -204,8 +205,8 @@ export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTabl
       if (found === null) return { kind: 'missing' };
       const current = JSON.parse(found.data) as Item;
       // the id stays the stored one, whatever the body says
-      const next = cmd.op === 'update' ? { ...current, ...cmd.patch } : { ...cmd.item };
-      const item = { ...next, [ref.idField]: current[ref.idField] };
+      const next = cmd.op === 'update' ? mergedPlain(current, cmd.patch) : cmd.item;
+      const item = withField(next, ref.idField, current[ref.idField]);
       const data = JSON.stringify(item);
       const size = bytesOf(data);
       const grows = size - bytesOf(found.data);
