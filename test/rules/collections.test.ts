@@ -134,6 +134,29 @@ describe.each(DIALECTS)('collections (%s)', (dialect) => {
     ]);
   });
 
+  it('a body’s own __proto__ is a field of the item on create, replace and update, never its prototype', async () => {
+    const c = s.client;
+    const { p } = await users();
+    const made = await c.mock(p.id, 'POST', '/api/users', {
+      headers: json,
+      body: '{"__proto__":{"role":"admin"},"name":"Mallory"}',
+    });
+    expect(made.status).toBe(201);
+    expect(made.text).toBe(`{"__proto__":{"role":"admin"},"name":"Mallory","id":"${made.json.id}"}`);
+    expect((await c.mock(p.id, 'GET', `/api/users/${made.json.id}`)).text).toBe(made.text);
+    // the filters read own fields: the item has no role of its own
+    expect(
+      (await c.mock(p.id, 'GET', '/api/users', { query: 'role=admin' })).json.map((x: { id: unknown }) => x.id),
+    ).toEqual([1, 3]);
+    const patched = await c.mock(p.id, 'PATCH', '/api/users/2', { headers: json, body: '{"__proto__":{"age":0}}' });
+    expect(patched.text).toBe('{"id":2,"name":"Alan","role":"user","age":41,"__proto__":{"age":0}}');
+    const replaced = await c.mock(p.id, 'PUT', '/api/users/3', {
+      headers: json,
+      body: '{"__proto__":null,"name":"G"}',
+    });
+    expect(replaced.text).toBe('{"__proto__":null,"name":"G","id":3}');
+  });
+
   it('each session has its own copy from the seed; reset one session or all; the log names the operation', async () => {
     const c = s.client;
     const { u, p } = await users();
