@@ -144,7 +144,7 @@ describe('the ring against a model of it', () => {
       actions: Array.from({ length: Math.floor(rnd() * 3) }, () => outcome),
       rules: Array.from({ length: Math.floor(rnd() * 3) }, () => trace),
       proxied: rnd() < 0.2,
-      session: pick(['', 's1']),
+      session: pick(['', 's1', 'caf\u00e9-\u20ac', 's'.repeat(200)]),
       error: pick(['', 'render_too_large']),
       sentHeaders: shared ? sharedHeaders : pick([null, { 'x-a': 'b', 'content-length': 3, 'set-cookie': ['a', 'b'] }]),
       sentBody: shared ? '{}' : rnd() < 0.02 ? 'b'.repeat(SENT_BODY_CHARS + 3) : text(),
@@ -174,7 +174,7 @@ describe('the ring against a model of it', () => {
           }
           if ('rawHeaders' in p) {
             // the record may be the request's own exchange, changed later: the ring kept a copy
-            Object.assign(p, { path: '/changed', body: 'changed', statusCode: 0, rawHeaders: [] });
+            Object.assign(p, { path: '/changed', body: 'changed', session: 'changed', statusCode: 0, rawHeaders: [] });
             (p.actions as unknown[]).length = 0;
           }
         }

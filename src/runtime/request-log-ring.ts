@@ -18,13 +18,13 @@ const COPY_MAX = 256 * 1024;
 const REGION = 256;
 /** A length prefix that marks an answer body kept by reference (a compile-time string). */
 const SHARED = 0xffffffff;
-type Text = Pick<LogRecord, 'path' | 'query' | 'body' | 'rawHeaders' | 'sentBody'>;
+type Text = Pick<LogRecord, 'path' | 'query' | 'body' | 'rawHeaders' | 'sentBody'> & { session: string };
 
 /**
  * The newest `cap` unwritten entries of one project; older ones are overwritten in place
  * (coalesced). Stored as columns — one array per field, indexed by place — and an arena with a
- * 256-byte region per place: a request's path, query, body, header lines and (unless it is a
- * shared compile-time string) answer body are copied there, each behind its length. So a queued
+ * 256-byte region per place: a request's path, query, body, mock session, header lines and (unless
+ * it is a shared compile-time string) answer body are copied there, each behind its length. So a queued
  * entry keeps no object of its request alive (under a flood a ring of references would keep every
  * recent request's strings alive, to be copied by each scavenge and promoted), and recording
  * touches memory that the previous entries just warmed: consecutive entries sit side by side in
@@ -61,7 +61,6 @@ export class Ring {
   private methods: string[] = [];
   private endpointIds: (string | null)[] = [];
   private ruleIds: (string | null)[] = [];
-  private sessions: string[] = [];
   private errors: string[] = [];
   private warnings: string[] = [];
   private nearests: RequestLogEntry['nearest'][] = [];
@@ -115,7 +114,6 @@ export class Ring {
     this.delays[i] = p.sentDelay;
     this.eventCounts[i] = p.sentEvents ?? 0;
     this.steps[i] = p.sentStep;
-    this.sessions[i] = p.session ?? '';
     this.errors[i] = p.error ?? '';
     this.warnings[i] = p.warning ?? '';
     this.nearests[i] = p.nearest;
@@ -179,7 +177,7 @@ export class Ring {
       actions: na === 0 ? [] : this.actionLists[i].slice(0, na),
       rules: nr === 0 ? [] : this.ruleLists[i].slice(0, nr),
       proxied: (flags & 1) !== 0,
-      session: this.sessions[i],
+      session: text.session,
       error: this.errors[i],
       warning: this.warnings[i],
       nearest: this.nearests[i],
@@ -236,7 +234,6 @@ export class Ring {
     this.methods = column(this.methods);
     this.endpointIds = column(this.endpointIds);
     this.ruleIds = column(this.ruleIds);
-    this.sessions = column(this.sessions);
     this.errors = column(this.errors);
     this.warnings = column(this.warnings);
     this.nearests = column(this.nearests);
@@ -289,14 +286,15 @@ export class Ring {
    */
   private keepText(i: number, p: LogRecord): void {
     const raw = p.rawHeaders;
+    const session = p.session ?? '';
     const shared = p.sentShared;
     const sent = shared || p.sentBody.length <= SENT_BODY_CHARS ? p.sentBody : p.sentBody.slice(0, SENT_BODY_CHARS + 1);
-    let need = 16 + 4 * raw.length + p.path.length + p.query.length + utf8Bytes(p.body);
+    let need = 20 + 4 * raw.length + p.path.length + p.query.length + utf8Bytes(p.body) + utf8Bytes(session);
     if (!shared) need += utf8Bytes(sent);
     for (let k = 0; k < raw.length; k++) need += raw[k].length;
     if (need > COPY_MAX) {
       this.strings[i] = -1;
-      this.refs[i] = { path: p.path, query: p.query, body: p.body, rawHeaders: raw, sentBody: sent };
+      this.refs[i] = { path: p.path, query: p.query, body: p.body, rawHeaders: raw, sentBody: sent, session };
       return;
     }
     this.refs[i] = null;
@@ -314,12 +312,13 @@ export class Ring {
     o = putString(b, p.path, o, false);
     o = putString(b, p.query, o, false);
     o = putString(b, p.body, o, true);
+    o = putString(b, session, o, true);
     // a place keeps no answer body of an earlier entry (an endpoint deleted since lives on otherwise)
     this.sharedBodies[i] = shared ? sent : '';
     if (shared) o = putLength(b, SHARED, o);
     else o = putString(b, sent, o, true);
     for (let k = 0; k < raw.length; k++) o = putString(b, raw[k], o, false);
-    this.strings[i] = 4 + raw.length;
+    this.strings[i] = 5 + raw.length;
   }
 
   private text(i: number): Text {
@@ -339,10 +338,11 @@ export class Ring {
     const path = read(false);
     const query = read(false);
     const body = read(true);
+    const session = read(true);
     const sentBody = read(true);
     const rawHeaders: string[] = [];
-    for (let k = 4; k < n; k++) rawHeaders.push(read(false));
-    return { path, query, body, sentBody, rawHeaders };
+    for (let k = 5; k < n; k++) rawHeaders.push(read(false));
+    return { path, query, body, sentBody, rawHeaders, session };
   }
 }
 
