@@ -279,10 +279,11 @@ export class Ring {
   }
 
   /**
-   * Copies the request's text and the answer's body: path, query and header lines are latin1 as
-   * node's parser made them (one byte per character), the bodies UTF-8 (the answer's cut to one
-   * character past SENT_BODY_CHARS, so `truncated` is still told), each behind its length. A shared
-   * answer body (a compile-time string, as long-lived as its endpoint) is kept by reference.
+   * Copies the request's text, its mock session and the answer's body: path, query and header
+   * lines are latin1 as node's parser made them (one byte per character), the bodies and the session
+   * UTF-8 (the answer's cut to one character past SENT_BODY_CHARS, so `truncated` is still told),
+   * each behind its length. A shared answer body (a compile-time string, as long-lived as its
+   * endpoint) is kept by reference.
    */
   private keepText(i: number, p: LogRecord): void {
     const raw = p.rawHeaders;
