@@ -155,6 +155,17 @@ describe.each(DIALECTS)('collections (%s)', (dialect) => {
       body: '{"__proto__":null,"name":"G"}',
     });
     expect(replaced.text).toBe('{"__proto__":null,"name":"G","id":3}');
+
+    // a seed item without an id keeps its own __proto__ too (the seed's ids are made by the same copy)
+    const u = await c.user();
+    const q = await c.project(u.token);
+    const seeded = JSON.parse('{"name":"notes","seed":[{"__proto__":{"x":1},"v":1}]}') as Record<string, unknown>;
+    expect((await c.api('POST', `/api/projects/${q.id}/collections`, seeded, u.token)).status).toBe(201);
+    const bound = { collection: 'notes', path: '/notes' };
+    expect((await c.api('POST', `/api/projects/${q.id}/resources`, bound, u.token)).status).toBe(201);
+    const listed = await c.mock(q.id, 'GET', '/notes');
+    expect(listed.text).toBe(`[{"__proto__":{"x":1},"v":1,"id":"${listed.json[0].id}"}]`);
+    expect(listed.json[0].id).toMatch(UUID7);
   });
 
   it('each session has its own copy from the seed; reset one session or all; the log names the operation', async () => {
