@@ -63,8 +63,11 @@ export interface ItemTable {
   /** new data and position */
   place(id: string, ord: number, data: string): Maybe<void>;
   remove(id: string): Maybe<void>;
-  /** adds an item after the last one and after position `base`; false (nothing written) when its id is taken */
-  append(id: string, data: string, base: number): Maybe<boolean>;
+  /**
+   * adds an item after the last one and after position `base`; false (nothing written) when its id is
+   * taken. `fresh`: its id was made here (a version-7 uuid), so no row can hold it.
+   */
+  append(id: string, data: string, base: number, fresh: boolean): Maybe<boolean>;
   /**
    * `append` for several items in one statement, in order: the ids it wrote (a taken id is skipped).
    * Optional: a dialect without it runs a batch's creates one by one.
@@ -180,7 +183,7 @@ export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTabl
       return found === null ? { kind: 'missing' } : { kind: 'item', item: JSON.parse(found.data) };
     }
     case 'create': {
-      const { id, item, data } = newItem(cmd.item, ref.idField);
+      const { id, item, data, fresh } = newItem(cmd.item, ref.idField);
       const bytes = bytesOf(data);
       const refused = itemTooLarge(bytes) ?? sessionTooLarge(copy, bytes);
       if (refused) return refused;
@@ -193,7 +196,7 @@ export function* execute(ref: CollectionRef, cmd: CollectionCommand, t: ItemTabl
         if (row === undefined || row.data !== TOMBSTONE) return { kind: 'conflict' };
         yield t.remove(id);
       }
-      if (!((yield t.append(id, data, Math.max(0, copy.base))) as boolean)) return { kind: 'conflict' };
+      if (!((yield t.append(id, data, Math.max(0, copy.base), fresh)) as boolean)) return { kind: 'conflict' };
       copy.items += 1;
       copy.bytes += bytes;
       yield t.adjust(1, bytes);

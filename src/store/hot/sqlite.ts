@@ -16,14 +16,7 @@
  */
 import type SqliteDatabase from 'better-sqlite3';
 import { drive } from '../../shared/steps.js';
-import {
-  type CollectionCommand,
-  type CollectionRef,
-  type CollectionResult,
-  execute,
-  type ItemRow,
-  type ItemTable,
-} from './collections.js';
+import { type CollectionCommand, type CollectionRef, type CollectionResult, execute } from './collections.js';
 import {
   failEach,
   failHitGroup,
@@ -36,14 +29,8 @@ import {
   type Waiter,
 } from './group-commit.js';
 import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
-import {
-  HIT_UPSERT,
-  LOG_ROW,
-  PROJECT_EXISTS,
-  SQLITE_COLLECTION,
-  type StorageKind,
-  storageStatements,
-} from './statements.js';
+import { SqliteCollections } from './sqlite-collections.js';
+import { HIT_UPSERT, LOG_ROW, PROJECT_EXISTS, type StorageKind, storageStatements } from './statements.js';
 import { applyStorageWrites } from './storage-writes.js';
 
 /** One turn's writes of one storage, and who hears each one's result (in the same order). */
@@ -90,7 +77,7 @@ export class SqliteHot implements HotState {
   private readonly commits: GroupCommit;
   /** commits run again with a savepoint per op, after one of their ops threw (tests read it) */
   carefulCommits = 0;
-  private readonly col: Record<keyof typeof SQLITE_COLLECTION, SqliteDatabase.Statement>;
+  private readonly collections: SqliteCollections;
   readonly appendLog: (rows: LogRow[]) => void;
 
   constructor(private readonly db: SqliteDatabase.Database) {
@@ -120,64 +107,13 @@ export class SqliteHot implements HotState {
     });
     this.tx = db.transaction(<T>(body: () => T): T => body()) as <T>(body: () => T) => T;
     this.commits = new GroupCommit((ops, hits) => this.commit(ops, hits), COMMIT_SPREAD);
-    this.col = Object.fromEntries(Object.entries(SQLITE_COLLECTION).map(([k, sql]) => [k, db.prepare(sql)])) as Record<
-      keyof typeof SQLITE_COLLECTION,
-      SqliteDatabase.Statement
-    >;
-    this.col.session.raw(true);
-  }
-
-  /**
-   * One collection and session's rows, synchronously (better-sqlite3). Every command reads the
-   * session's copy first (`copy`, or `create` when it has none): its row's id then keys the rest of
-   * the command's statements, and its last position (`last_ord`, SQLITE_COLLECTION) is written with
-   * its counts, which a create adjusts right after its append.
-   */
-  private itemTable(ref: CollectionRef): ItemTable {
-    const c = this.col;
-    let copy = 0;
-    let last = 0;
-    return {
-      copy: () => {
-        // an array (the statement is raw): better-sqlite3 builds a row object a property at a time
-        const row = c.session.get(ref.projectId, ref.name, ref.session) as
-          | [id: number, t: number, base: number, items: number, bytes: number, last: number]
-          | undefined;
-        if (row === undefined) return null;
-        copy = row[0];
-        last = Number(row[5]);
-        return { touched: Number(row[1]), base: Number(row[2]), items: Number(row[3]), bytes: Number(row[4]) };
-      },
-      create: (x) => {
-        // a copy over the seed holds positions up to its base; a full copy, its items at 1…n
-        last = x.base >= 0 ? x.base : x.items;
-        const k = [ref.projectId, ref.name, ref.session] as const;
-        copy = Number(c.create.run(...k, x.touched, x.base, x.items, x.bytes, last).lastInsertRowid);
-      },
-      touch: (now) => void c.touch.run(now, copy),
-      adjust: (items, bytes) => void c.adjust.run(items, bytes, last, copy),
-      get: (id) => {
-        const row = c.get.get(copy, id) as { data: string; ord: number } | undefined;
-        return row === undefined ? undefined : { data: row.data, ord: Number(row.ord) };
-      },
-      insert: (id, ord, data) => void c.insert.run(copy, id, ord, data),
-      update: (id, data) => void c.update.run(data, copy, id),
-      place: (id, ord, data) => void c.place.run(data, ord, copy, id),
-      remove: (id) => void c.remove.run(copy, id),
-      all: () => (c.all.all(copy) as ItemRow[]).map((r) => ({ id: r.id, ord: Number(r.ord), data: r.data })),
-      append: (id, data, base) => {
-        const ord = Math.max(last, base) + 1;
-        if (c.append.run(copy, id, ord, data).changes !== 1) return false;
-        last = ord;
-        return true;
-      },
-    };
+    this.collections = new SqliteCollections(db);
   }
 
   /** An op of the group commit, and so in a savepoint of its own already (`commit`). */
   collection(ref: CollectionRef, cmd: CollectionCommand): Promise<CollectionResult> {
     return this.commits.run(() => {
-      const out = drive(execute(ref, cmd, this.itemTable(ref)));
+      const out = drive(execute(ref, cmd, this.collections.table(ref)));
       if (out instanceof Promise) throw new Error('a SQLite collection command waited');
       return out;
     });
@@ -259,14 +195,33 @@ export class SqliteHot implements HotState {
         results.push({ ok: false, value: err });
       }
     }
+    this.mergeIfDue();
     return results;
+  }
+
+  /**
+   * Merges the collection creates' journal when it is due (sqlite-collections.ts), in the commit's
+   * transaction and a savepoint of its own: a merge that fails leaves the journal for the next commit
+   * (each command that needs its copy's rows merges them itself) and fails none of the commit's ops.
+   */
+  private mergeIfDue(): void {
+    if (!this.collections.mergeDue) return;
+    try {
+      this.tx(() => this.collections.mergeJournal());
+    } catch {
+      // left for the next commit
+    }
   }
 
   /** A turn's one op needs no savepoint: when it fails, the transaction, which holds nothing else, is rolled back. */
   private commitLoneOp(o: PendingOp): void {
     let value: unknown;
     try {
-      value = this.tx(o.op);
+      value = this.tx(() => {
+        const out = o.op();
+        this.mergeIfDue();
+        return out;
+      });
     } catch (err) {
       o.reject(err);
       return;

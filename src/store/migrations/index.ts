@@ -16,6 +16,7 @@ import {
 } from './pg-create-batch.js';
 import { type AnyDb, run } from './run.js';
 import { sqliteCopyKey } from './sqlite-copy-key.js';
+import { sqlitePending } from './sqlite-pending.js';
 
 function initial(d: DialectCaps): Migration {
   const { serialPk, bool, bigint, true: yes } = d.ddl;
@@ -187,6 +188,12 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
     // the batch function's plan reads the copies through their key, however small the table was
     // when a connection made it (pg-create-batch.ts)
     '0020_pg_batch_indexed_copies': onPostgres(INDEXED_BATCH),
+    // SQLite's collection creates journaled before they join the items (sqlite-pending.ts)
+    '0021_sqlite_collection_pending': {
+      up: async (db) => {
+        if (d.name === 'sqlite') await sqlitePending(db);
+      },
+    },
     // the trigger of a WebSocket endpoint's rule (docs/websocket.md)
     '0012_rule_trigger': {
       up: async (db) => {

@@ -1,0 +1,170 @@
+/**
+ * SQLite's journal of collection creates (sqlite-collections.ts, migration 0021): a create whose id
+ * was made here waits in `collection_pending` until the journal is merged into the items — when it
+ * holds MERGE_AT rows, or when a command needs the rows of a copy that has some there. Whatever the
+ * journal holds, every command answers as if the items were written at once; the journal survives a
+ * restart, is seen by a second store on the same file, and goes with its copy.
+ */
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freshDatabase, type TestDatabase } from '../../../test/helpers/databases.js';
+import { seedBase } from '../../domain/collections.js';
+import { openStore, type Store } from '../index.js';
+import type { CollectionCommand, CollectionRef, CollectionResult } from './collections.js';
+import { MERGE_AT } from './sqlite-collections.js';
+
+describe('the collection creates’ journal on SQLite', () => {
+  let db: TestDatabase;
+  const stores: Store[] = [];
+  afterEach(async () => {
+    for (const s of stores.splice(0)) await s.close();
+    await db?.drop();
+  });
+
+  const open = async () => {
+    const s = await openStore(db.url);
+    stores.push(s);
+    return s;
+  };
+  const count = (sql: string, ...args: unknown[]) => {
+    const d = new Database(db.url.slice('sqlite:'.length), { readonly: true });
+    try {
+      return Number(
+        d
+          .prepare(sql)
+          .pluck()
+          .get(...args),
+      );
+    } finally {
+      d.close();
+    }
+  };
+  const journal = () => count('SELECT COUNT(*) FROM collection_pending');
+  const items = () => count('SELECT COUNT(*) FROM collection_items');
+  const pending = (session: string) => count('SELECT pending FROM collection_sessions WHERE session = ?', session);
+  const ids = (r: CollectionResult) => (r.kind === 'items' ? r.raw.map((x) => JSON.parse(x).id as string) : []);
+  const idOf = (r: CollectionResult) => (r.kind === 'item' ? (r.item.id as string) : `not an item: ${r.kind}`);
+
+  const seed = [
+    { id: 's1', name: 'one' },
+    { id: 's2', name: 'two' },
+  ];
+  let owner = '';
+  let projectId = '';
+  let store: Store;
+  const run = (ref: CollectionRef, cmd: CollectionCommand, s = store) => s.hot.collection(ref, cmd);
+  /** creates without an id (the store makes it) in session `session`: the ids made */
+  const fresh = async (ref: CollectionRef, session: string, n: number, s = store) => {
+    const out = await Promise.all(
+      Array.from({ length: n }, (_, i) => run({ ...ref, session }, { op: 'create', item: { n: i } }, s)),
+    );
+    return out.map(idOf);
+  };
+
+  /** a full copy of the seed in each session (as a seed with templates is copied) */
+  async function setup(): Promise<CollectionRef> {
+    db = await freshDatabase('sqlite');
+    store = await open();
+    owner = (await store.users.create('journal@example.test', 'h')).id;
+    projectId = (await store.projects.create(owner, { name: 'p' })).id;
+    await store.collections.create(owner, projectId, 'items', { idField: 'id', seed });
+    return { projectId, name: 'items', idField: 'id', seed, base: null, session: 'a' };
+  }
+
+  it('keeps made ids in the journal until a list needs them, in the order they were created', async () => {
+    const ref = await setup();
+    const a = await fresh(ref, 'a', 3);
+    const b = await fresh(ref, 'b', 2);
+    expect([journal(), items(), pending('a'), pending('b')]).toEqual([5, 4, 3, 2]);
+    // the count is the copy's, journal included, and reads no rows
+    expect(await run(ref, { op: 'count' })).toEqual({ kind: 'count', count: 5 });
+    expect(journal()).toBe(5);
+    expect(ids(await run(ref, { op: 'list' }))).toEqual(['s1', 's2', ...a]);
+    // merged whole: every copy's rows, each copy's pending back to 0
+    expect([journal(), items(), pending('a'), pending('b')]).toEqual([0, 9, 0, 0]);
+    expect(ids(await run({ ...ref, session: 'b' }, { op: 'list' }))).toEqual(['s1', 's2', ...b]);
+    // created after the merge: after the merged ones
+    const more = await fresh(ref, 'a', 1);
+    expect(ids(await run(ref, { op: 'list' }))).toEqual(['s1', 's2', ...a, ...more]);
+  });
+
+  it('finds, changes and deletes a journaled item, and refuses its id to a create', async () => {
+    const ref = await setup();
+    const cow: CollectionRef = { ...ref, base: seedBase(seed, 'id'), session: 'w' };
+    const [x] = await fresh(ref, 'a', 1);
+    expect(await run(ref, { op: 'get', id: x })).toEqual({ kind: 'item', item: { n: 0, id: x } });
+    const [y] = await fresh(ref, 'a', 1);
+    expect(await run(ref, { op: 'update', id: y, patch: { n: 9 } })).toMatchObject({ item: { n: 9, id: y } });
+    const [z] = await fresh(ref, 'a', 1);
+    expect(await run(ref, { op: 'delete', id: z })).toEqual({ kind: 'deleted' });
+    const [v] = await fresh(ref, 'a', 1);
+    expect(journal()).toBe(1);
+    expect(await run(ref, { op: 'create', item: { id: v } })).toEqual({ kind: 'conflict' });
+    const [u] = await fresh(ref, 'a', 1);
+    expect(await run(ref, { op: 'replace', id: u, item: { r: 1 } })).toMatchObject({ item: { r: 1, id: u } });
+    expect(ids(await run(ref, { op: 'list' }))).toEqual(['s1', 's2', x, y, v, u]);
+    expect(await run(ref, { op: 'count' })).toEqual({ kind: 'count', count: 6 });
+    // a copy over the seed: the journal's items after the seed's, a seed item deleted and created again last
+    const [w] = await fresh(cow, 'w', 1);
+    expect(await run(cow, { op: 'delete', id: 's1' })).toEqual({ kind: 'deleted' });
+    const [w2] = await fresh(cow, 'w', 1);
+    expect(idOf(await run(cow, { op: 'create', item: { id: 's1' } }))).toBe('s1');
+    expect(ids(await run(cow, { op: 'list' }))).toEqual(['s2', w, w2, 's1']);
+    expect(await run(cow, { op: 'count' })).toEqual({ kind: 'count', count: 4 });
+  });
+
+  it(`merges the journal once it holds ${MERGE_AT} rows, every create kept in its session's order`, async () => {
+    const ref = await setup();
+    const made: Record<string, string[]> = { a: [], b: [], c: [] };
+    // in turns of 100 creates over three sessions, committed together as under load
+    for (let turn = 0; turn * 100 < MERGE_AT + 150; turn++) {
+      const out = await Promise.all(['a', 'b', 'c'].map((s, i) => fresh(ref, s, 30 + i * 5)));
+      for (const [i, s] of ['a', 'b', 'c'].entries()) made[s].push(...out[i]);
+    }
+    const total = made.a.length + made.b.length + made.c.length;
+    expect(total).toBeGreaterThan(MERGE_AT);
+    // merged at least once, and nothing since the last merge is in the items
+    expect(journal()).toBeLessThan(MERGE_AT);
+    expect(journal() + items()).toBe(total + 6);
+    expect(pending('a') + pending('b') + pending('c')).toBe(journal());
+    for (const s of ['a', 'b', 'c']) {
+      expect(ids(await run({ ...ref, session: s }, { op: 'list' }))).toEqual(['s1', 's2', ...made[s]]);
+      expect(await run({ ...ref, session: s }, { op: 'count' })).toEqual({ kind: 'count', count: made[s].length + 2 });
+    }
+  });
+
+  it('takes a copy’s journal rows along when the copy is reset, forgotten or its collection deleted', async () => {
+    const ref = await setup();
+    await fresh(ref, 'a', 3);
+    const b = await fresh(ref, 'b', 2);
+    await fresh(ref, 'c', 1);
+    expect(journal()).toBe(6);
+    await store.collections.reset(owner, projectId, 'items', 'a');
+    expect([journal(), pending('b'), pending('c')]).toEqual([3, 2, 1]);
+    await store.mockSessions.forget(projectId, 'c');
+    expect(journal()).toBe(2);
+    // a new copy of session a, whatever row id it gets, starts from the seed alone
+    expect(ids(await run(ref, { op: 'list' }))).toEqual(['s1', 's2']);
+    expect(ids(await run({ ...ref, session: 'b' }, { op: 'list' }))).toEqual(['s1', 's2', ...b]);
+    await fresh(ref, 'a', 1);
+    await fresh(ref, 'b', 2);
+    expect(journal()).toBe(3);
+    await store.collections.delete(owner, projectId, 'items');
+    expect([journal(), items(), count('SELECT COUNT(*) FROM collection_sessions')]).toEqual([0, 0, 0]);
+  });
+
+  it('keeps the journal over a restart, and a second store on the same file sees and merges it', async () => {
+    const ref = await setup();
+    const a = await fresh(ref, 'a', 4);
+    await store.close();
+    stores.splice(stores.indexOf(store), 1);
+    store = await open();
+    expect(journal()).toBe(4);
+    const other = await open();
+    const b = await fresh(ref, 'b', 2, other);
+    expect(await run({ ...ref, session: 'b' }, { op: 'get', id: b[1] })).toMatchObject({ item: { id: b[1] } });
+    expect(journal()).toBe(0);
+    expect(ids(await run(ref, { op: 'list' }, other))).toEqual(['s1', 's2', ...a]);
+    expect(await run(ref, { op: 'create', item: { id: a[0] } }, other)).toEqual({ kind: 'conflict' });
+  });
+});

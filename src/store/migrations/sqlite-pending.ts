@@ -1,0 +1,29 @@
+/**
+ * SQLite's journal of collection creates (migration 0021, store/hot/sqlite-collections.ts): a copy's
+ * row counts its items still in the journal (`pending`), the journal is a row id table without an
+ * index (a create appends at its end), and a copy's row deleted — reset, forgotten, its collection
+ * or project deleted (ON DELETE CASCADE, which fires the trigger too) — takes its journal rows along.
+ * A database that has the journal already is left alone.
+ */
+import { type AnyDb, run } from './run.js';
+
+export const SQLITE_PENDING = [
+  'ALTER TABLE collection_sessions ADD COLUMN pending INTEGER NOT NULL DEFAULT 0',
+  `CREATE TABLE IF NOT EXISTS collection_pending (seq INTEGER PRIMARY KEY, copy INTEGER NOT NULL, item_id TEXT NOT NULL,
+    ord INTEGER NOT NULL, data TEXT NOT NULL)`,
+  `CREATE TRIGGER IF NOT EXISTS collection_pending_gone AFTER DELETE ON collection_sessions WHEN OLD.pending > 0
+    BEGIN DELETE FROM collection_pending WHERE copy = OLD.id; END`,
+];
+
+export async function sqlitePending(db: AnyDb): Promise<void> {
+  const table = (await db.introspection.getTables()).find((t) => t.name === 'collection_sessions');
+  if (table?.columns.some((c) => c.name === 'pending')) return;
+  await run(db, ['BEGIN IMMEDIATE']);
+  try {
+    await run(db, SQLITE_PENDING);
+    await run(db, ['COMMIT']);
+  } catch (err) {
+    await run(db, ['ROLLBACK']);
+    throw err;
+  }
+}
