@@ -5,6 +5,9 @@
 // (/proc/self/io: the WAL and its checkpoints). Give one or more checkouts, each built
 // (`node scripts/build.mjs`), to compare builds back to back:
 //   node bench/store-creates.mjs . ../other-checkout        (TURNS=2000 by default)
+// PICK=random: each create of a turn goes to a session picked at random (as S8's connections spread
+// over its sessions), instead of one to each session in turn — every session then reaches a count at
+// the same turn, which hides what a store does per session (docs/architecture.md, the creates' journal).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +15,7 @@ import { procIo as io } from './lib/standalone.mjs';
 
 const TURNS = Number(process.env.TURNS ?? 2000);
 const SESSIONS = 50;
+const RANDOM = process.env.PICK === 'random';
 const body = { name: 'new item', price: 12.5, tags: ['a', 'b'], stock: 3 };
 
 async function measure(root) {
@@ -35,7 +39,14 @@ async function measure(root) {
       const w0 = io();
       const c0 = process.cpuUsage();
       for (let t = 0; t < TURNS; t++)
-        await Promise.all(refs.map((r) => store.hot.collection(r, { op: 'create', item: { ...body } })));
+        await Promise.all(
+          refs.map((r) =>
+            store.hot.collection(RANDOM ? refs[Math.floor(Math.random() * SESSIONS)] : r, {
+              op: 'create',
+              item: { ...body },
+            }),
+          ),
+        );
       const c = process.cpuUsage(c0);
       const w = io();
       const n = TURNS * SESSIONS;
