@@ -1,7 +1,8 @@
 /**
  * SQLite's journal of collection creates (sqlite-collections.ts, migration 0021): a create whose id
- * was made here waits in `collection_pending` until the journal is merged into the items — when it
- * holds MERGE_AT rows, or when a command needs the rows of a copy that has some there. Whatever the
+ * was made here waits in its copy's part of the journal (`collection_pending_<copy % PARTS>`) until
+ * that part is merged into the items — when it holds MERGE_AT rows, or when a command needs the rows
+ * of a copy that has some there. Whatever the
  * journal holds, every command answers as if the items were written at once; the journal survives a
  * restart, is seen by a second store on the same file, and goes with its copy.
  */
@@ -11,7 +12,7 @@ import { freshDatabase, type TestDatabase } from '../../../test/helpers/database
 import { seedBase } from '../../domain/collections.js';
 import { openStore, type Store } from '../index.js';
 import type { CollectionCommand, CollectionRef, CollectionResult } from './collections.js';
-import { MERGE_AT } from './sqlite-collections.js';
+import { MERGE_AT, PARTS } from './sqlite-collections.js';
 
 describe('the collection creates’ journal on SQLite', () => {
   let db: TestDatabase;
@@ -39,7 +40,9 @@ describe('the collection creates’ journal on SQLite', () => {
       d.close();
     }
   };
-  const journal = () => count('SELECT COUNT(*) FROM collection_pending');
+  const part = (k: number) => count(`SELECT COUNT(*) FROM collection_pending_${k}`);
+  const journal = () => Array.from({ length: PARTS }, (_, k) => part(k)).reduce((a, b) => a + b, 0);
+  const copyOf = (session: string) => count('SELECT id FROM collection_sessions WHERE session = ?', session);
   const items = () => count('SELECT COUNT(*) FROM collection_items');
   const pending = (session: string) => count('SELECT pending FROM collection_sessions WHERE session = ?', session);
   const ids = (r: CollectionResult) => (r.kind === 'items' ? r.raw.map((x) => JSON.parse(x).id as string) : []);
@@ -79,10 +82,12 @@ describe('the collection creates’ journal on SQLite', () => {
     // the count is the copy's, journal included, and reads no rows
     expect(await run(ref, { op: 'count' })).toEqual({ kind: 'count', count: 5 });
     expect(journal()).toBe(5);
+    expect(copyOf('a') % PARTS).not.toBe(copyOf('b') % PARTS);
     expect(ids(await run(ref, { op: 'list' }))).toEqual(['s1', 's2', ...a]);
-    // merged whole: every copy's rows, each copy's pending back to 0
-    expect([journal(), items(), pending('a'), pending('b')]).toEqual([0, 9, 0, 0]);
+    // a's part merged whole, b's (another part) left as it was
+    expect([journal(), items(), pending('a'), pending('b')]).toEqual([2, 7, 0, 2]);
     expect(ids(await run({ ...ref, session: 'b' }, { op: 'list' }))).toEqual(['s1', 's2', ...b]);
+    expect([journal(), items(), pending('b')]).toEqual([0, 9, 0]);
     // created after the merge: after the merged ones
     const more = await fresh(ref, 'a', 1);
     expect(ids(await run(ref, { op: 'list' }))).toEqual(['s1', 's2', ...a, ...more]);
@@ -113,18 +118,20 @@ describe('the collection creates’ journal on SQLite', () => {
     expect(await run(cow, { op: 'count' })).toEqual({ kind: 'count', count: 4 });
   });
 
-  it(`merges the journal once it holds ${MERGE_AT} rows, every create kept in its session's order`, async () => {
+  it(`merges a part of the journal once it holds ${MERGE_AT} rows, every create kept in its session's order`, async () => {
     const ref = await setup();
     const made: Record<string, string[]> = { a: [], b: [], c: [] };
     // in turns of 100 creates over three sessions, committed together as under load
-    for (let turn = 0; turn * 100 < MERGE_AT + 150; turn++) {
+    for (let turn = 0; turn * 100 < 3 * MERGE_AT + 450; turn++) {
       const out = await Promise.all(['a', 'b', 'c'].map((s, i) => fresh(ref, s, 30 + i * 5)));
       for (const [i, s] of ['a', 'b', 'c'].entries()) made[s].push(...out[i]);
     }
     const total = made.a.length + made.b.length + made.c.length;
-    expect(total).toBeGreaterThan(MERGE_AT);
-    // merged at least once, and nothing since the last merge is in the items
-    expect(journal()).toBeLessThan(MERGE_AT);
+    // three copies, three parts, each given more than a merge's rows
+    expect(new Set(['a', 'b', 'c'].map((s) => copyOf(s) % PARTS)).size).toBe(3);
+    expect(Math.min(made.a.length, made.b.length, made.c.length)).toBeGreaterThan(MERGE_AT);
+    // each merged at least once, and nothing since its last merge is in the items
+    for (const s of ['a', 'b', 'c']) expect(part(copyOf(s) % PARTS)).toBeLessThan(MERGE_AT);
     expect(journal() + items()).toBe(total + 6);
     expect(pending('a') + pending('b') + pending('c')).toBe(journal());
     for (const s of ['a', 'b', 'c']) {
@@ -163,7 +170,7 @@ describe('the collection creates’ journal on SQLite', () => {
     const other = await open();
     const b = await fresh(ref, 'b', 2, other);
     expect(await run({ ...ref, session: 'b' }, { op: 'get', id: b[1] })).toMatchObject({ item: { id: b[1] } });
-    expect(journal()).toBe(0);
+    expect(journal()).toBe(4);
     expect(ids(await run(ref, { op: 'list' }, other))).toEqual(['s1', 's2', ...a]);
     expect(await run(ref, { op: 'create', item: { id: a[0] } }, other)).toEqual({ kind: 'conflict' });
   });

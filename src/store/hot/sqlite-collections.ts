@@ -18,51 +18,69 @@ import type SqliteDatabase from 'better-sqlite3';
 import type { CollectionRef, ItemRow, ItemTable } from './collections.js';
 import { SQLITE_COLLECTION } from './statements.js';
 
+/** The journal's parts: a copy's creates go to part `copy % PARTS` (migration 0021). */
+export const PARTS = 4;
+
 /**
- * Journal rows at which a commit merges them into the items: S8 over HTTP read the same CPU a create
- * at 500, 1000 and 2000, and a p99 ~2 ms higher at 2000 (a merge holds the loop ~2 µs a row);
- * docs/architecture.md.
+ * A part's rows at which a commit merges it into the items: S8 over HTTP read the same CPU a create
+ * with the whole journal merged at 500, 1000 and 2000 rows, and a merge holds the loop ~2 µs a row;
+ * four parts of 250 keep each merge's rows per session (~20) with a quarter of the pause
+ * (docs/architecture.md).
  */
-export const MERGE_AT = 1000;
+export const MERGE_AT = 250;
 
-const JOURNAL = {
-  add: 'INSERT INTO collection_pending (copy, item_id, ord, data) VALUES (?, ?, ?, ?)',
-  rows: 'SELECT COUNT(*) FROM collection_pending',
-  // the copies first (their pending count read from the journal), then the rows, sorted by the items'
-  // key; a journal row's id was made here (a version-7 uuid), so none is taken: DO NOTHING only keeps
-  // a merge from failing for good
-  settle: 'UPDATE collection_sessions SET pending = 0 WHERE id IN (SELECT copy FROM collection_pending)',
-  merge: `INSERT INTO collection_items (copy, item_id, ord, data)
-    SELECT copy, item_id, ord, data FROM collection_pending ORDER BY copy, item_id ON CONFLICT DO NOTHING`,
-  clear: 'DELETE FROM collection_pending',
-} as const;
+/** The statements of journal part `k` (collection_pending_k). */
+const journal = (k: number) => {
+  const t = `collection_pending_${k}`;
+  return {
+    add: `INSERT INTO ${t} (copy, item_id, ord, data) VALUES (?, ?, ?, ?)`,
+    rows: `SELECT COUNT(*) FROM ${t}`,
+    // the copies first (their pending count read from the part), then the rows, sorted by the items'
+    // key; a journal row's id was made here (a version-7 uuid), so none is taken: DO NOTHING only keeps
+    // a merge from failing for good
+    settle: `UPDATE collection_sessions SET pending = 0 WHERE id IN (SELECT copy FROM ${t})`,
+    merge: `INSERT INTO collection_items (copy, item_id, ord, data)
+      SELECT copy, item_id, ord, data FROM ${t} ORDER BY copy, item_id ON CONFLICT DO NOTHING`,
+    clear: `DELETE FROM ${t}`,
+  };
+};
 
-type Statements = Record<keyof typeof SQLITE_COLLECTION | keyof typeof JOURNAL, SqliteDatabase.Statement>;
+type Statements = Record<keyof typeof SQLITE_COLLECTION, SqliteDatabase.Statement>;
+type Part = Record<keyof ReturnType<typeof journal>, SqliteDatabase.Statement>;
 
 export class SqliteCollections {
   private readonly s: Statements;
-  /** the journal's rows as this process counts them (another process's creates are not counted) */
-  private journalRows: number;
+  private readonly parts: Part[];
+  /** each part's rows as this process counts them (another process's creates are not counted) */
+  private readonly journalRows: number[];
 
   constructor(db: SqliteDatabase.Database) {
-    const all = { ...SQLITE_COLLECTION, ...JOURNAL };
-    this.s = Object.fromEntries(Object.entries(all).map(([k, sql]) => [k, db.prepare(sql)])) as Statements;
+    const prepare = <T extends Record<string, string>>(sqls: T) =>
+      Object.fromEntries(Object.entries(sqls).map(([k, sql]) => [k, db.prepare(sql)])) as Record<
+        keyof T,
+        SqliteDatabase.Statement
+      >;
+    this.s = prepare(SQLITE_COLLECTION);
     this.s.session.raw(true);
-    this.s.rows.pluck(true);
-    this.journalRows = Number(this.s.rows.get());
+    this.parts = Array.from({ length: PARTS }, (_, k) => prepare(journal(k)));
+    this.journalRows = this.parts.map((p) => Number(p.rows.pluck(true).get()));
   }
 
-  /** Moves every journal row into the items (in the caller's transaction). */
-  mergeJournal(): void {
-    this.s.settle.run();
-    this.s.merge.run();
-    this.s.clear.run();
-    this.journalRows = 0;
+  /** Moves part `k`'s rows into the items (in the caller's transaction). */
+  mergePart(k: number): void {
+    const p = this.parts[k];
+    p.settle.run();
+    p.merge.run();
+    p.clear.run();
+    this.journalRows[k] = 0;
   }
 
-  /** Whether the journal holds enough rows to merge (a commit then merges it, `mergeJournal`). */
-  get mergeDue(): boolean {
-    return this.journalRows >= MERGE_AT;
+  /** The part that holds enough rows to merge (the fullest), or -1 (a commit merges it, `mergePart`). */
+  get partDue(): number {
+    let due = -1;
+    for (let k = 0; k < PARTS; k++)
+      if (this.journalRows[k] >= MERGE_AT && (due < 0 || this.journalRows[k] > this.journalRows[due])) due = k;
+    return due;
   }
 
   /**
@@ -80,7 +98,7 @@ export class SqliteCollections {
     let journaled = 0;
     const rows = () => {
       if (pending === 0) return;
-      this.mergeJournal();
+      this.mergePart(copy % PARTS);
       pending = 0;
     };
     return {
@@ -135,9 +153,9 @@ export class SqliteCollections {
       append: (id, data, base, fresh) => {
         const ord = Math.max(last, base) + 1;
         if (fresh) {
-          c.add.run(copy, id, ord, data);
+          this.parts[copy % PARTS].add.run(copy, id, ord, data);
           journaled++;
-          this.journalRows++;
+          this.journalRows[copy % PARTS]++;
         } else {
           // an id of the item's own may be taken: checked against every row of the copy
           rows();

@@ -200,14 +200,16 @@ export class SqliteHot implements HotState {
   }
 
   /**
-   * Merges the collection creates' journal when it is due (sqlite-collections.ts), in the commit's
-   * transaction and a savepoint of its own: a merge that fails leaves the journal for the next commit
-   * (each command that needs its copy's rows merges them itself) and fails none of the commit's ops.
+   * Merges a part of the collection creates' journal when one is due (sqlite-collections.ts; at most
+   * one a commit, so that the parts' pauses fall on different commits), in the commit's transaction
+   * and a savepoint of its own: a merge that fails leaves the part for the next commit (each command
+   * that needs its copy's rows merges them itself) and fails none of the commit's ops.
    */
   private mergeIfDue(): void {
-    if (!this.collections.mergeDue) return;
+    const k = this.collections.partDue;
+    if (k < 0) return;
     try {
-      this.tx(() => this.collections.mergeJournal());
+      this.tx(() => this.collections.mergePart(k));
     } catch {
       // left for the next commit
     }
