@@ -6,3 +6,20 @@ export type AnyDb = Kysely<unknown>;
 export const run = async (db: AnyDb, statements: readonly string[]) => {
   for (const s of statements) await sql.raw(s).execute(db);
 };
+
+/**
+ * SQLite: runs the statements in one transaction (Kysely runs SQLite's migrations outside one), unless
+ * `table` already has `column` — the mark that they ran. A statement that fails rolls all of them back.
+ */
+export async function runOnceSqlite(db: AnyDb, mark: { table: string; column: string }, statements: readonly string[]) {
+  const table = (await db.introspection.getTables()).find((t) => t.name === mark.table);
+  if (table?.columns.some((c) => c.name === mark.column)) return;
+  await run(db, ['BEGIN IMMEDIATE']);
+  try {
+    await run(db, statements);
+    await run(db, ['COMMIT']);
+  } catch (err) {
+    await run(db, ['ROLLBACK']);
+    throw err;
+  }
+}

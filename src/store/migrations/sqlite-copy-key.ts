@@ -15,7 +15,7 @@
  * Items without their copy's row (none are written so; kept all the same) get a row of their own,
  * counted from them, as a full copy. A database already rebuilt is left alone.
  */
-import { type AnyDb, run } from './run.js';
+import { type AnyDb, runOnceSqlite } from './run.js';
 
 const KEY = 'o.project_id = s.project_id AND o.collection = s.collection AND o.session = s.session';
 
@@ -43,15 +43,5 @@ export const SQLITE_COPY_KEY = [
   'DROP TABLE collection_sessions_old',
 ];
 
-export async function sqliteCopyKey(db: AnyDb): Promise<void> {
-  const table = (await db.introspection.getTables()).find((t) => t.name === 'collection_sessions');
-  if (table?.columns.some((c) => c.name === 'id')) return;
-  await run(db, ['BEGIN IMMEDIATE']);
-  try {
-    await run(db, SQLITE_COPY_KEY);
-    await run(db, ['COMMIT']);
-  } catch (err) {
-    await run(db, ['ROLLBACK']);
-    throw err;
-  }
-}
+export const sqliteCopyKey = (db: AnyDb) =>
+  runOnceSqlite(db, { table: 'collection_sessions', column: 'id' }, SQLITE_COPY_KEY);

@@ -5,7 +5,7 @@
  * or project deleted (ON DELETE CASCADE, which fires the trigger too) — takes its journal rows along.
  * A database that has the journal already is left alone.
  */
-import { type AnyDb, run } from './run.js';
+import { type AnyDb, runOnceSqlite } from './run.js';
 
 /** The journal's parts (store/hot/sqlite-collections.ts: a copy's creates go to part `copy % 4`). */
 const PARTS = [0, 1, 2, 3];
@@ -21,15 +21,5 @@ export const SQLITE_PENDING = [
   ]),
 ];
 
-export async function sqlitePending(db: AnyDb): Promise<void> {
-  const table = (await db.introspection.getTables()).find((t) => t.name === 'collection_sessions');
-  if (table?.columns.some((c) => c.name === 'pending')) return;
-  await run(db, ['BEGIN IMMEDIATE']);
-  try {
-    await run(db, SQLITE_PENDING);
-    await run(db, ['COMMIT']);
-  } catch (err) {
-    await run(db, ['ROLLBACK']);
-    throw err;
-  }
-}
+export const sqlitePending = (db: AnyDb) =>
+  runOnceSqlite(db, { table: 'collection_sessions', column: 'pending' }, SQLITE_PENDING);
