@@ -3,16 +3,17 @@
  * inside the group commit's transaction (sqlite.ts).
  *
  * A create whose id was made here (a version-7 uuid, so no row can hold it) goes to an append-only
- * journal first, `collection_pending` (migration 0021): a row id table without an index, so a commit
- * of S8's ~50 creates over 50 sessions writes the journal's last page or two where the items' key
- * B-tree took a leaf and its neighbours for each session it touched (docs/architecture.md "Where
- * S8's WAL goes"). The journal is merged into `collection_items` in one sorted insert once it holds
- * MERGE_AT rows, and at once when a command needs a copy's rows (a get, a list, a change, a create
- * with an id of its own) and the copy has some in the journal (`pending` on its row, written with
- * its counts). Merging it whole, sorted by copy, writes each session's part of the key once for
- * many creates. A copy's row deleted takes its journal rows along (a trigger), as its items go with
- * it (ON DELETE CASCADE). Everything is in the database, so more than one process on the same file
- * stays exact; the count of journal rows kept here only decides when to merge.
+ * journal first (migration 0021): row id tables without an index, in PARTS parts by copy
+ * (`collection_pending_<copy % PARTS>`), so a commit of S8's ~50 creates over 50 sessions writes the
+ * parts' last pages where the items' key B-tree took a leaf and its neighbours for each session it
+ * touched (docs/architecture.md, "The creates' journal"). A part is merged into `collection_items` in
+ * one insert sorted by the key once it holds MERGE_AT rows (at most one part a commit), and at once
+ * when a command needs a copy's rows (a get, a list, a change, a create with an id of its own) and the
+ * copy has some there (`pending` on its row, written with its counts). Merging a part whole, sorted
+ * by copy, writes each session's part of the key once for many creates. A copy's row deleted takes its
+ * journal rows along (a trigger), as its items go with it (ON DELETE CASCADE). Everything is in the
+ * database, so a restart or another process on the same file sees every create; the parts' row counts
+ * kept here only decide when to merge.
  */
 import type SqliteDatabase from 'better-sqlite3';
 import type { CollectionRef, ItemRow, ItemTable } from './collections.js';
