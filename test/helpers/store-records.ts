@@ -1,12 +1,14 @@
 /**
  * Records and helpers of the Store's own tests (src/store/store*.test.ts): an endpoint and a rule as
- * the validators make them, log entries, the AppError code a call rejects with, and per-suite owners.
+ * the validators make them, log entries, the AppError code a call rejects with, per-suite owners, and a
+ * project with a collection.
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import type { RequestLogEntry } from '../../src/domain/model.js';
 import type { EndpointInput as NewEndpoint, RuleInput as RuleFields } from '../../src/domain/validate.js';
+import type { CollectionRef } from '../../src/store/hot/collections.js';
 import type { Store } from '../../src/store/index.js';
 
 export const hash = () => `h-${randomBytes(8).toString('hex')}`;
@@ -93,4 +95,14 @@ export function storeHelpers(current: () => Store) {
       )?.n ?? 0,
     );
   return { user, owned, count };
+}
+
+/** An owner, a project and its collection `items` of `seed` (id field `id`) in `store`. */
+export async function itemsCollection(store: Store, seed: Record<string, unknown>[]) {
+  const owner = (await store.users.create(email(), hash())).id;
+  const projectId = (await store.projects.create(owner, { name: 'p' })).id;
+  await store.collections.create(owner, projectId, 'items', { idField: 'id', seed });
+  // a full copy of the seed in each session (as a seed with templates is copied), session `a`
+  const ref: CollectionRef = { projectId, name: 'items', idField: 'id', seed, base: null, session: 'a' };
+  return { owner, projectId, ref };
 }

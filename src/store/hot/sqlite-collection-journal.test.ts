@@ -9,6 +9,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../../../test/helpers/databases.js';
+import { itemsCollection } from '../../../test/helpers/store-records.js';
 import { seedBase } from '../../domain/collections.js';
 import { openStore, type Store } from '../index.js';
 import type { CollectionCommand, CollectionRef, CollectionResult } from './collections.js';
@@ -64,14 +65,12 @@ describe('the collection creates’ journal on SQLite', () => {
     return out.map(idOf);
   };
 
-  /** a full copy of the seed in each session (as a seed with templates is copied) */
   async function setup(): Promise<CollectionRef> {
     db = await freshDatabase('sqlite');
     store = await open();
-    owner = (await store.users.create('journal@example.test', 'h')).id;
-    projectId = (await store.projects.create(owner, { name: 'p' })).id;
-    await store.collections.create(owner, projectId, 'items', { idField: 'id', seed });
-    return { projectId, name: 'items', idField: 'id', seed, base: null, session: 'a' };
+    const made = await itemsCollection(store, seed);
+    ({ owner, projectId } = made);
+    return made.ref;
   }
 
   it('keeps made ids in the journal until a list needs them, in the order they were created', async () => {

@@ -8,6 +8,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../../../test/helpers/databases.js';
+import { itemsCollection } from '../../../test/helpers/store-records.js';
 import { seedBase } from '../../domain/collections.js';
 import { openStore, type Store } from '../index.js';
 import type { CollectionCommand, CollectionRef, CollectionResult } from './collections.js';
@@ -46,11 +47,9 @@ describe('collection rows on SQLite', () => {
   async function setup(): Promise<CollectionRef> {
     db = await freshDatabase('sqlite');
     store = await openStore(db.url);
-    owner = (await store.users.create('pos@example.test', 'h')).id;
-    projectId = (await store.projects.create(owner, { name: 'p' })).id;
-    await store.collections.create(owner, projectId, 'items', { idField: 'id', seed });
-    // a full copy of the seed in each session (as a seed with templates is copied)
-    return { projectId, name: 'items', idField: 'id', seed, base: null, session: 'a' };
+    const made = await itemsCollection(store, seed);
+    ({ owner, projectId } = made);
+    return made.ref;
   }
 
   it('has no order index, and a create goes after every item the session had, the last one deleted too', async () => {
