@@ -1,8 +1,9 @@
 // S8's pattern through the store's hot path in one process, without HTTP: turns of 50 creates, one
 // per session of 50, each turn committed together (the group commit, store/hot/sqlite.ts), on a
 // fresh SQLite file; prints the process's CPU (user + system) per create for each of 3 rounds of
-// TURNS turns (the sessions reset between rounds), and the write calls and KB written per create
-// (/proc/self/io: the WAL and its checkpoints). Give one or more checkouts, each built
+// TURNS turns (the sessions reset between rounds), the write calls and KB written per create
+// (/proc/self/io: the WAL and its checkpoints), and how long a turn took (its commit: a merge of the
+// creates' journal or a checkpoint shows in the p99 and the max). Give one or more checkouts, each built
 // (`node scripts/build.mjs`), to compare builds back to back:
 //   node bench/store-creates.mjs . ../other-checkout        (TURNS=2000 by default)
 // PICK=random: each create of a turn goes to a session picked at random (as S8's connections spread
@@ -38,7 +39,9 @@ async function measure(root) {
     for (let round = 0; round < 3; round++) {
       const w0 = io();
       const c0 = process.cpuUsage();
-      for (let t = 0; t < TURNS; t++)
+      const turns = new Float64Array(TURNS);
+      for (let t = 0; t < TURNS; t++) {
+        const t0 = performance.now();
         await Promise.all(
           refs.map((r) =>
             store.hot.collection(RANDOM ? refs[Math.floor(Math.random() * SESSIONS)] : r, {
@@ -47,11 +50,15 @@ async function measure(root) {
             }),
           ),
         );
+        turns[t] = performance.now() - t0;
+      }
       const c = process.cpuUsage(c0);
       const w = io();
       const n = TURNS * SESSIONS;
+      turns.sort();
+      const at = (q) => turns[Math.min(TURNS - 1, Math.floor(TURNS * q))].toFixed(1);
       rounds.push(
-        `${((c.user + c.system) / n).toFixed(2)} (${((w.calls - w0.calls) / n).toFixed(2)} write calls, ${((w.bytes - w0.bytes) / n / 1024).toFixed(2)} KB)`,
+        `${((c.user + c.system) / n).toFixed(2)} (${((w.calls - w0.calls) / n).toFixed(2)} write calls, ${((w.bytes - w0.bytes) / n / 1024).toFixed(2)} KB; turn p50 ${at(0.5)} p99 ${at(0.99)} p99.9 ${at(0.999)} max ${at(1)} ms)`,
       );
       for (const r of refs) await store.collections.reset(u.id, p.id, 'items', r.session);
     }
