@@ -16,11 +16,12 @@
  * kept here only decide when to merge.
  */
 import type SqliteDatabase from 'better-sqlite3';
+import { JOURNAL_PARTS, journalTable } from '../migrations/sqlite-pending.js';
 import type { CollectionRef, ItemRow, ItemTable } from './collections.js';
 import { SQLITE_COLLECTION } from './statements.js';
 
-/** The journal's parts: a copy's creates go to part `copy % PARTS` (migration 0021). */
-export const PARTS = 4;
+/** The journal's parts, as migration 0021 made them: a copy's creates go to part `copy % PARTS`. */
+export const PARTS = JOURNAL_PARTS;
 
 /**
  * A part's rows at which a commit merges it into the items: S8 over HTTP read the same CPU a create
@@ -30,9 +31,9 @@ export const PARTS = 4;
  */
 export const MERGE_AT = 250;
 
-/** The statements of journal part `k` (collection_pending_k). */
+/** The statements of journal part `k`. */
 const journal = (k: number) => {
-  const t = `collection_pending_${k}`;
+  const t = journalTable(k);
   return {
     add: `INSERT INTO ${t} (copy, item_id, ord, data) VALUES (?, ?, ?, ?)`,
     rows: `SELECT COUNT(*) FROM ${t}`,
