@@ -139,6 +139,28 @@ describe('the collection creates’ journal on SQLite', () => {
     }
   });
 
+  it('answers every create while a merge fails, and merges at a later commit once it can', async () => {
+    const ref = await setup();
+    const exec = (sql: string) => {
+      const d = new Database(db.url.slice('sqlite:'.length));
+      try {
+        d.exec(sql);
+      } finally {
+        d.close();
+      }
+    };
+    await run(ref, { op: 'list' }); // the session's copy of the seed, made before inserts fail
+    // every insert into the items fails while this trigger is there (a merge is such an insert)
+    exec(`CREATE TRIGGER items_refused BEFORE INSERT ON collection_items BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    const made = await fresh(ref, 'a', MERGE_AT + 20);
+    expect(made.every((id) => /^[0-9a-f-]{36}$/.test(id))).toBe(true);
+    expect(journal()).toBe(MERGE_AT + 20);
+    exec('DROP TRIGGER items_refused');
+    const more = await fresh(ref, 'a', 1);
+    expect([journal(), items()]).toEqual([0, 2 + MERGE_AT + 21]);
+    expect(ids(await run(ref, { op: 'list' }))).toEqual(['s1', 's2', ...made, ...more]);
+  });
+
   it('takes a copy’s journal rows along when the copy is reset, forgotten or its collection deleted', async () => {
     const ref = await setup();
     await fresh(ref, 'a', 3);
