@@ -12,6 +12,7 @@ import { freshDatabase, type TestDatabase } from '../../../test/helpers/database
 import { itemsCollection } from '../../../test/helpers/store-records.js';
 import { seedBase } from '../../domain/collections.js';
 import { openStore, type Store } from '../index.js';
+import { journalTable } from '../migrations/sqlite-pending.js';
 import type { CollectionCommand, CollectionRef, CollectionResult } from './collections.js';
 import { MERGE_AT, PARTS } from './sqlite-collections.js';
 
@@ -28,20 +29,25 @@ describe('the collection creates’ journal on SQLite', () => {
     stores.push(s);
     return s;
   };
-  const count = (sql: string, ...args: unknown[]) => {
-    const d = new Database(db.url.slice('sqlite:'.length), { readonly: true });
+  /** `use` with a connection of its own to the test's file */
+  const onFile = <T>(use: (d: Database.Database) => T): T => {
+    const d = new Database(db.url.slice('sqlite:'.length));
     try {
-      return Number(
-        d
-          .prepare(sql)
-          .pluck()
-          .get(...args),
-      );
+      return use(d);
     } finally {
       d.close();
     }
   };
-  const part = (k: number) => count(`SELECT COUNT(*) FROM collection_pending_${k}`);
+  const count = (sql: string, ...args: unknown[]) =>
+    onFile((d) =>
+      Number(
+        d
+          .prepare(sql)
+          .pluck()
+          .get(...args),
+      ),
+    );
+  const part = (k: number) => count(`SELECT COUNT(*) FROM ${journalTable(k)}`);
   const journal = () => Array.from({ length: PARTS }, (_, k) => part(k)).reduce((a, b) => a + b, 0);
   const copyOf = (session: string) => count('SELECT id FROM collection_sessions WHERE session = ?', session);
   const items = () => count('SELECT COUNT(*) FROM collection_items');
@@ -141,14 +147,7 @@ describe('the collection creates’ journal on SQLite', () => {
 
   it('answers every create while a merge fails, and merges at a later commit once it can', async () => {
     const ref = await setup();
-    const exec = (sql: string) => {
-      const d = new Database(db.url.slice('sqlite:'.length));
-      try {
-        d.exec(sql);
-      } finally {
-        d.close();
-      }
-    };
+    const exec = (sql: string) => onFile((d) => d.exec(sql));
     await run(ref, { op: 'list' }); // the session's copy of the seed, made before inserts fail
     // every insert into the items fails while this trigger is there (a merge is such an insert)
     exec(`CREATE TRIGGER items_refused BEFORE INSERT ON collection_items BEGIN SELECT RAISE(ABORT, 'refused'); END`);
