@@ -14,6 +14,16 @@
  * journal rows along (a trigger), as its items go with it (ON DELETE CASCADE). Everything is in the
  * database, so a restart or another process on the same file sees every create; the parts' row counts
  * kept here only decide when to merge.
+ *
+ * Each copy's row is read by its text key once and then **known** here (`copies`): every later command
+ * of the session takes its id, counts and positions from memory, and each write to the row updates
+ * both. What this process does not write through these statements clears what it knows: a delete of
+ * any copy's row (reset, forget, idle expiry, a collection's or project's delete and their cascades)
+ * through a temporary trigger on this connection, a rolled-back commit or savepoint of the hot path
+ * (`forgetCopies`, sqlite.ts), and a commit by another connection to the file, which `PRAGMA
+ * data_version` shows at the first command of a commit. A merge of a part zeroes the `pending` of its
+ * copies, here by its count of merges. Nothing else writes `collection_sessions`' rows (an update of
+ * one outside this file must clear `copies` too).
  */
 import type SqliteDatabase from 'better-sqlite3';
 import { JOURNAL_PARTS, journalTable } from '../migrations/sqlite-pending.js';
@@ -48,6 +58,26 @@ const journal = (k: number) => {
 };
 
 type Statements = Record<keyof typeof SQLITE_COLLECTION, SqliteDatabase.Statement>;
+
+/** A session's copy's row as this process last read or wrote it. */
+interface KnownCopy {
+  readonly id: number;
+  touched: number;
+  readonly base: number;
+  items: number;
+  bytes: number;
+  /** its last position (`last_ord`) */
+  last: number;
+  /** its items in the journal, as of its part's `merges`-th merge */
+  pending: number;
+  merges: number;
+}
+
+/** Copies known at once at most (S8 uses 50); past it, what is known is dropped and read again. */
+const KNOWN_COPIES = 10_000;
+
+/** Each SqliteCollections' trigger and function on its connection get a name of their own. */
+let instances = 0;
 type Part = Record<keyof ReturnType<typeof journal>, SqliteDatabase.Statement>;
 
 export class SqliteCollections {
@@ -55,6 +85,14 @@ export class SqliteCollections {
   private readonly parts: Part[];
   /** each part's rows as this process counts them (another process's creates are not counted) */
   private readonly journalRows: number[];
+  /** each part's merges so far: a copy known before its part's last merge has nothing pending */
+  private readonly merges: number[];
+  /** copies by `copyKey`, while nothing but this class changed their rows (the header) */
+  private readonly copies = new Map<string, KnownCopy>();
+  /** `PRAGMA data_version`, as last read, and whether this commit has read it yet (`newCommit`) */
+  private readonly dataVersion: SqliteDatabase.Statement;
+  private version = -1;
+  private versionRead = false;
 
   constructor(db: SqliteDatabase.Database) {
     const prepare = <T extends Record<string, string>>(sqls: T) =>
@@ -66,6 +104,52 @@ export class SqliteCollections {
     this.s.session.raw(true);
     this.parts = Array.from({ length: PARTS }, (_, k) => prepare(journal(k)));
     this.journalRows = this.parts.map((p) => Number(p.rows.pluck(true).get()));
+    this.merges = this.parts.map(() => 0);
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck(true);
+    const gone = `mockyard_copies_gone_${++instances}`;
+    db.function(gone, () => {
+      this.copies.clear();
+      return null;
+    });
+    db.exec(`CREATE TEMP TRIGGER ${gone} AFTER DELETE ON main.collection_sessions BEGIN SELECT ${gone}(); END`);
+  }
+
+  /** Forgets every known copy (a commit or savepoint of the hot path rolled back). */
+  forgetCopies(): void {
+    this.copies.clear();
+  }
+
+  /** A commit begins: its first command checks that no other connection wrote the file meanwhile. */
+  newCommit(): void {
+    this.versionRead = false;
+  }
+
+  /** The copy known for `ref`, or undefined (read from the row). */
+  private known(key: string): KnownCopy | undefined {
+    if (!this.versionRead) {
+      this.versionRead = true;
+      const v = Number(this.dataVersion.get());
+      if (v !== this.version) {
+        this.version = v;
+        this.copies.clear();
+      }
+    }
+    return this.copies.get(key);
+  }
+
+  private remember(key: string, c: KnownCopy): void {
+    if (this.copies.size >= KNOWN_COPIES) this.copies.clear();
+    this.copies.set(key, c);
+  }
+
+  /** A copy's items in the journal (none once its part was merged since they were counted). */
+  private pendingOf(c: KnownCopy): number {
+    const m = this.merges[c.id % PARTS];
+    if (c.merges !== m) {
+      c.merges = m;
+      c.pending = 0;
+    }
+    return c.pending;
   }
 
   /** Moves part `k`'s rows into the items (in the caller's transaction). */
@@ -75,6 +159,7 @@ export class SqliteCollections {
     p.merge.run();
     p.clear.run();
     this.journalRows[k] = 0;
+    this.merges[k]++;
   }
 
   /** The part that holds enough rows to merge (the fullest), or -1 (a commit merges it, `mergePart`). */
@@ -93,77 +178,88 @@ export class SqliteCollections {
    */
   table(ref: CollectionRef): ItemTable {
     const c = this.s;
-    let copy = 0;
-    let last = 0;
-    let pending = 0;
+    const key = `${ref.projectId}\u0000${ref.name}\u0000${ref.session}`;
+    /** the copy (set by `copy` or `create`, which every command calls first) */
+    let k: KnownCopy = { id: 0, touched: 0, base: 0, items: 0, bytes: 0, last: 0, pending: 0, merges: 0 };
     /** journal rows this command wrote, added to the copy's `pending` by `adjust` */
     let journaled = 0;
     const rows = () => {
-      if (pending === 0) return;
-      this.mergePart(copy % PARTS);
-      pending = 0;
+      if (this.pendingOf(k) > 0) this.mergePart(k.id % PARTS);
     };
     return {
       copy: () => {
-        // an array (the statement is raw): better-sqlite3 builds a row object a property at a time
-        const row = c.session.get(ref.projectId, ref.name, ref.session) as
-          | [id: number, t: number, base: number, items: number, bytes: number, last: number, pending: number]
-          | undefined;
-        if (row === undefined) return null;
-        copy = row[0];
-        last = Number(row[5]);
-        pending = Number(row[6]);
-        return { touched: Number(row[1]), base: Number(row[2]), items: Number(row[3]), bytes: Number(row[4]) };
+        let found = this.known(key);
+        if (found === undefined) {
+          // an array (the statement is raw): better-sqlite3 builds a row object a property at a time
+          const row = c.session.get(ref.projectId, ref.name, ref.session) as
+            | [id: number, t: number, base: number, items: number, bytes: number, last: number, pending: number]
+            | undefined;
+          if (row === undefined) return null;
+          const [id, touched, base, items, bytes, last, pending] = row.map(Number);
+          found = { id, touched, base, items, bytes, last, pending, merges: this.merges[id % PARTS] };
+          this.remember(key, found);
+        }
+        k = found;
+        return { touched: k.touched, base: k.base, items: k.items, bytes: k.bytes };
       },
       create: (x) => {
         // a copy over the seed holds positions up to its base; a full copy, its items at 1…n
-        last = x.base >= 0 ? x.base : x.items;
-        const k = [ref.projectId, ref.name, ref.session] as const;
-        copy = Number(c.create.run(...k, x.touched, x.base, x.items, x.bytes, last).lastInsertRowid);
+        const last = x.base >= 0 ? x.base : x.items;
+        const keys = [ref.projectId, ref.name, ref.session] as const;
+        const id = Number(c.create.run(...keys, x.touched, x.base, x.items, x.bytes, last).lastInsertRowid);
+        k = { id, touched: x.touched, base: x.base, items: x.items, bytes: x.bytes, last, pending: 0, merges: 0 };
+        k.merges = this.merges[id % PARTS];
+        this.remember(key, k);
       },
-      touch: (now) => void c.touch.run(now, copy),
+      touch: (now) => {
+        c.touch.run(now, k.id);
+        k.touched = now;
+      },
       adjust: (items, bytes) => {
-        c.adjust.run(items, bytes, last, journaled, copy);
-        pending += journaled;
+        c.adjust.run(items, bytes, k.last, journaled, k.id);
+        k.items += items;
+        k.bytes += bytes;
+        k.pending = this.pendingOf(k) + journaled;
         journaled = 0;
       },
       get: (id) => {
         rows();
-        const row = c.get.get(copy, id) as { data: string; ord: number } | undefined;
+        const row = c.get.get(k.id, id) as { data: string; ord: number } | undefined;
         return row === undefined ? undefined : { data: row.data, ord: Number(row.ord) };
       },
       insert: (id, ord, data) => {
         rows();
-        c.insert.run(copy, id, ord, data);
+        c.insert.run(k.id, id, ord, data);
       },
       update: (id, data) => {
         rows();
-        c.update.run(data, copy, id);
+        c.update.run(data, k.id, id);
       },
       place: (id, ord, data) => {
         rows();
-        c.place.run(data, ord, copy, id);
+        c.place.run(data, ord, k.id, id);
       },
       remove: (id) => {
         rows();
-        c.remove.run(copy, id);
+        c.remove.run(k.id, id);
       },
       all: () => {
         rows();
-        return (c.all.all(copy) as ItemRow[]).map((r) => ({ id: r.id, ord: Number(r.ord), data: r.data }));
+        return (c.all.all(k.id) as ItemRow[]).map((r) => ({ id: r.id, ord: Number(r.ord), data: r.data }));
       },
       append: (id, data, base, fresh) => {
-        const ord = Math.max(last, base) + 1;
+        const ord = Math.max(k.last, base) + 1;
+        const part = k.id % PARTS;
         if (fresh) {
-          this.parts[copy % PARTS].add.run(copy, id, ord, data);
+          this.parts[part].add.run(k.id, id, ord, data);
           journaled++;
-          this.journalRows[copy % PARTS]++;
+          this.journalRows[part]++;
         } else {
           // an id of the item's own may be taken: checked against every row of the copy
           rows();
-          if (c.append.run(copy, id, ord, data).changes !== 1) return false;
+          if (c.append.run(k.id, id, ord, data).changes !== 1) return false;
         }
-        last = ord;
+        k.last = ord;
         return true;
       },
     };

@@ -137,12 +137,14 @@ export class SqliteHot implements HotState {
     try {
       results = this.tx(() => this.runCommit(ops, hits, false));
     } catch (first) {
+      this.collections.forgetCopies();
       try {
         if (!(first instanceof OpThrew)) throw first;
         // rolled back whole: again, each op in a savepoint of its own, so that the one that throws fails alone
         this.carefulCommits++;
         results = this.tx(() => this.runCommit(ops, hits, true));
       } catch (err) {
+        this.collections.forgetCopies();
         for (const o of ops) o.reject(err);
         for (const g of hits) failHitGroup(g, err);
         return;
@@ -169,6 +171,7 @@ export class SqliteHot implements HotState {
    */
   private runCommit(ops: readonly PendingOp[], hits: readonly HitGroup[], careful: boolean): Settled[] {
     const results: Settled[] = [];
+    this.collections.newCommit();
     for (const { op } of ops) {
       if (!careful) {
         let value: unknown;
@@ -183,6 +186,8 @@ export class SqliteHot implements HotState {
       try {
         results.push({ ok: true, value: this.tx(op) });
       } catch (err) {
+        // its savepoint rolled back what it wrote, and the copies it changed are read again
+        this.collections.forgetCopies();
         results.push({ ok: false, value: err });
       }
     }
@@ -212,6 +217,7 @@ export class SqliteHot implements HotState {
       this.tx(() => this.collections.mergePart(k));
     } catch {
       // left for the next commit
+      this.collections.forgetCopies();
     }
   }
 
@@ -220,11 +226,13 @@ export class SqliteHot implements HotState {
     let value: unknown;
     try {
       value = this.tx(() => {
+        this.collections.newCommit();
         const out = o.op();
         this.mergeIfDue();
         return out;
       });
     } catch (err) {
+      this.collections.forgetCopies();
       o.reject(err);
       return;
     }
