@@ -12,7 +12,7 @@ import { freshDatabase, type TestDatabase } from '../../../test/helpers/database
 import { itemsCollection } from '../../../test/helpers/store-records.js';
 import { seedBase } from '../../domain/collections.js';
 import { openStore, type Store } from '../index.js';
-import { journalTable } from '../migrations/sqlite-pending.js';
+import { journalTable, SQLITE_PENDING } from '../migrations/sqlite-pending.js';
 import type { CollectionCommand, CollectionRef, CollectionResult } from './collections.js';
 import { MERGE_AT, PARTS } from './sqlite-collections.js';
 
@@ -51,7 +51,14 @@ describe('the collection creates’ journal on SQLite', () => {
   const journal = () => Array.from({ length: PARTS }, (_, k) => part(k)).reduce((a, b) => a + b, 0);
   const copyOf = (session: string) => count('SELECT id FROM collection_sessions WHERE session = ?', session);
   const items = () => count('SELECT COUNT(*) FROM collection_items');
-  const pending = (session: string) => count('SELECT pending FROM collection_sessions WHERE session = ?', session);
+  /** the session's items in the journal (its copy's part) */
+  const pending = (session: string) => {
+    const copy = copyOf(session);
+    return count(`SELECT COUNT(*) FROM ${journalTable(copy % PARTS)} WHERE copy = ?`, copy);
+  };
+  /** the counts on the session's copy row: what is out of the journal */
+  const counted = (session: string) =>
+    onFile((d) => d.prepare('SELECT items, bytes, last_ord FROM collection_sessions WHERE session = ?').get(session));
   const ids = (r: CollectionResult) => (r.kind === 'items' ? r.raw.map((x) => JSON.parse(x).id as string) : []);
   const idOf = (r: CollectionResult) => (r.kind === 'item' ? (r.item.id as string) : `not an item: ${r.kind}`);
 
@@ -155,8 +162,10 @@ describe('the collection creates’ journal on SQLite', () => {
     expect(made.every((id) => /^[0-9a-f-]{36}$/.test(id))).toBe(true);
     expect(journal()).toBe(MERGE_AT + 20);
     exec('DROP TRIGGER items_refused');
+    // merged at the next commit (by the commit's end, or before its first command reads the copy)
     const more = await fresh(ref, 'a', 1);
-    expect([journal(), items()]).toEqual([0, 2 + MERGE_AT + 21]);
+    expect(journal()).toBeLessThanOrEqual(1);
+    expect(journal() + items()).toBe(2 + MERGE_AT + 21);
     expect(ids(await run(ref, { op: 'list' }))).toEqual(['s1', 's2', ...made, ...more]);
   });
 
@@ -178,6 +187,66 @@ describe('the collection creates’ journal on SQLite', () => {
     expect(journal()).toBe(3);
     await store.collections.delete(owner, projectId, 'items');
     expect([journal(), items(), count('SELECT COUNT(*) FROM collection_sessions')]).toEqual([0, 0, 0]);
+  });
+
+  it('counts journaled creates on their copy’s row when merged: items, UTF-8 bytes, last position', async () => {
+    const ref = await setup();
+    await fresh(ref, 'a', 1);
+    const made = await Promise.all(
+      ['é', '€uro', '😀 emoji', 'plain'].map((n) => run(ref, { op: 'create', item: { n } }).then(idOf)),
+    );
+    const bytesOf = (r: CollectionResult) =>
+      r.kind === 'items' ? r.raw.reduce((n, x) => n + Buffer.byteLength(x), 0) : -1;
+    // the row counts the seed alone while the creates wait in the journal
+    expect(counted('a')).toMatchObject({ items: 2, last_ord: 2 });
+    expect(pending('a')).toBe(5);
+    expect(await run(ref, { op: 'count' })).toEqual({ kind: 'count', count: 7 });
+    const list = await run(ref, { op: 'list' });
+    expect(ids(list).slice(3)).toEqual(made);
+    expect(counted('a')).toEqual({ items: 7, bytes: bytesOf(list), last_ord: 7 });
+    // after a restart the copy is read from its row, its part merged first
+    const more = await fresh(ref, 'a', 2);
+    await store.close();
+    stores.splice(stores.indexOf(store), 1);
+    store = await open();
+    expect(await run(ref, { op: 'count' })).toEqual({ kind: 'count', count: 9 });
+    expect(pending('a')).toBe(0);
+    const after = await run(ref, { op: 'list' });
+    expect(ids(after).slice(7)).toEqual(more);
+    expect(counted('a')).toEqual({ items: 9, bytes: bytesOf(after), last_ord: 9 });
+  });
+
+  it('merges a journal its copies’ rows counted (migration 0021) when migration 0022 runs', async () => {
+    const ref = await setup();
+    const a = await fresh(ref, 'a', 3);
+    const b = await fresh(ref, 'b', 2);
+    await store.close();
+    stores.splice(stores.indexOf(store), 1);
+    const parts = Array.from({ length: PARTS }, (_, k) => `SELECT copy, ord, data FROM ${journalTable(k)}`);
+    const of = (what: string) => `(SELECT ${what} FROM j WHERE copy = collection_sessions.id)`;
+    onFile((d) => {
+      // as 0021 left it: each row counting its journal rows too, and the triggers that read pending
+      d.exec(`BEGIN;
+        WITH j AS (${parts.join(' UNION ALL ')})
+        UPDATE collection_sessions SET items = items + ${of('COUNT(*)')},
+          bytes = bytes + ${of('COALESCE(SUM(LENGTH(CAST(data AS BLOB))), 0)')},
+          last_ord = MAX(last_ord, ${of('COALESCE(MAX(ord), 0)')}), pending = ${of('COUNT(*)')};
+        ${Array.from({ length: PARTS }, (_, k) => `DROP TRIGGER ${journalTable(k)}_gone;`).join('\n')}
+        ${SQLITE_PENDING.filter((q) => q.startsWith('CREATE TRIGGER')).join(';\n')};
+        DELETE FROM kysely_migration WHERE name = '0022_sqlite_journal_uncounted';
+        COMMIT;`);
+      expect(d.prepare('SELECT SUM(pending) FROM collection_sessions').pluck().get()).toBe(5);
+    });
+    store = await open();
+    expect([journal(), items()]).toEqual([0, 9]);
+    expect(await run(ref, { op: 'count' })).toEqual({ kind: 'count', count: 5 });
+    expect(ids(await run(ref, { op: 'list' }))).toEqual(['s1', 's2', ...a]);
+    expect(ids(await run({ ...ref, session: 'b' }, { op: 'list' }))).toEqual(['s1', 's2', ...b]);
+    expect(counted('b')).toMatchObject({ items: 4, last_ord: 4 });
+    // the triggers take a copy's journal rows along whatever its pending (which stays 0)
+    await fresh(ref, 'b', 2);
+    await store.collections.reset(owner, projectId, 'items', 'b');
+    expect([journal(), count('SELECT SUM(pending) FROM collection_sessions')]).toEqual([0, 0]);
   });
 
   it('keeps the journal over a restart, and a second store on the same file sees and merges it', async () => {

@@ -9,11 +9,14 @@
  * touched (docs/architecture.md, "The creates' journal"). A part is merged into `collection_items` in
  * one insert sorted by the key once it holds MERGE_AT rows (at most one part a commit), and at once
  * when a command needs a copy's rows (a get, a list, a change, a create with an id of its own) and the
- * copy has some there (`pending` on its row, written with its counts). Merging a part whole, sorted
- * by copy, writes each session's part of the key once for many creates. A copy's row deleted takes its
- * journal rows along (a trigger), as its items go with it (ON DELETE CASCADE). Everything is in the
- * database, so a restart or another process on the same file sees every create; the parts' row counts
- * kept here only decide when to merge.
+ * copy has some there. Merging a part whole, sorted by copy, writes each session's part of the key
+ * once for many creates. A copy's row counts only its items out of the journal (migration 0022): a
+ * create writes its journal row alone, and a merge adds its rows to their copies' counts and last
+ * positions, so a copy's row is read only from a part that holds none (a part with rows is merged
+ * first). A copy's row deleted takes its journal rows along (a trigger), as its items go with it
+ * (ON DELETE CASCADE). Everything is in the database, so a restart or another process on the same
+ * file sees every create; the parts' row counts kept here (read again from the database whenever what
+ * is known is dropped) decide when to merge.
  *
  * Each copy's row is read by its text key once and then **known** here (`copies`): every later command
  * of the session takes its id, counts and positions from memory, and each write to the row updates
@@ -21,8 +24,8 @@
  * any copy's row (reset, forget, idle expiry, a collection's or project's delete and their cascades)
  * through a temporary trigger on this connection, a rolled-back commit or savepoint of the hot path
  * (`forgetCopies`, sqlite.ts), and a commit by another connection to the file, which `PRAGMA
- * data_version` shows at the first command of a commit. A merge of a part zeroes the `pending` of its
- * copies, here by its count of merges. Nothing else writes `collection_sessions`' rows (an update of
+ * data_version` shows at the first command of a commit. A merge of a part zeroes the journal count of
+ * its copies, here by its count of merges. Nothing else writes `collection_sessions`' rows (an update of
  * one outside this file must clear `copies` too).
  */
 import type SqliteDatabase from 'better-sqlite3';
@@ -47,10 +50,12 @@ const journal = (k: number) => {
   return {
     add: `INSERT INTO ${t} (copy, item_id, ord, data) VALUES (?, ?, ?, ?)`,
     rows: `SELECT COUNT(*) FROM ${t}`,
-    // the copies first (their pending count read from the part), then the rows, sorted by the items'
+    // the copies' counts first (what the part holds of each), then the rows, sorted by the items'
     // key; a journal row's id was made here (a version-7 uuid), so none is taken: DO NOTHING only keeps
-    // a merge from failing for good
-    settle: `UPDATE collection_sessions SET pending = 0 WHERE id IN (SELECT copy FROM ${t})`,
+    // a merge from failing for good. Bytes as Buffer.byteLength counts them: the text's UTF-8.
+    settle: `UPDATE collection_sessions SET items = items + j.n, bytes = bytes + j.b, last_ord = MAX(last_ord, j.m)
+      FROM (SELECT copy, COUNT(*) AS n, SUM(LENGTH(CAST(data AS BLOB))) AS b, MAX(ord) AS m FROM ${t} GROUP BY copy) AS j
+      WHERE collection_sessions.id = j.copy`,
     merge: `INSERT INTO collection_items (copy, item_id, ord, data)
       SELECT copy, item_id, ord, data FROM ${t} ORDER BY copy, item_id ON CONFLICT DO NOTHING`,
     clear: `DELETE FROM ${t}`,
@@ -83,7 +88,7 @@ type Part = Record<keyof ReturnType<typeof journal>, SqliteDatabase.Statement>;
 export class SqliteCollections {
   private readonly s: Statements;
   private readonly parts: Part[];
-  /** each part's rows as this process counts them (another process's creates are not counted) */
+  /** each part's rows: counted here, and read again whenever what is known is dropped */
   private readonly journalRows: number[];
   /** each part's merges so far: a copy known before its part's last merge has nothing pending */
   private readonly merges: number[];
@@ -103,7 +108,8 @@ export class SqliteCollections {
     this.s = prepare(SQLITE_COLLECTION);
     this.s.session.raw(true);
     this.parts = Array.from({ length: PARTS }, (_, k) => prepare(journal(k)));
-    this.journalRows = this.parts.map((p) => Number(p.rows.pluck(true).get()));
+    this.journalRows = this.parts.map(() => 0);
+    this.countJournal();
     this.merges = this.parts.map(() => 0);
     this.dataVersion = db.prepare('PRAGMA data_version').pluck(true);
     const gone = `mockyard_copies_gone_${++instances}`;
@@ -114,9 +120,17 @@ export class SqliteCollections {
     db.exec(`CREATE TEMP TRIGGER ${gone} AFTER DELETE ON main.collection_sessions BEGIN SELECT ${gone}(); END`);
   }
 
-  /** Forgets every known copy (a commit or savepoint of the hot path rolled back). */
+  /**
+   * Forgets every known copy (a commit or savepoint of the hot path rolled back), and counts the
+   * journal's parts again: a merge rolled back left rows its part's count had dropped.
+   */
   forgetCopies(): void {
     this.copies.clear();
+    this.countJournal();
+  }
+
+  private countJournal(): void {
+    for (let k = 0; k < PARTS; k++) this.journalRows[k] = Number(this.parts[k].rows.pluck(true).get());
   }
 
   /** A commit begins: its first command checks that no other connection wrote the file meanwhile. */
@@ -131,7 +145,7 @@ export class SqliteCollections {
       const v = Number(this.dataVersion.get());
       if (v !== this.version) {
         this.version = v;
-        this.copies.clear();
+        this.forgetCopies();
       }
     }
     return this.copies.get(key);
@@ -191,12 +205,20 @@ export class SqliteCollections {
         let found = this.known(key);
         if (found === undefined) {
           // an array (the statement is raw): better-sqlite3 builds a row object a property at a time
-          const row = c.session.get(ref.projectId, ref.name, ref.session) as
-            | [id: number, t: number, base: number, items: number, bytes: number, last: number, pending: number]
-            | undefined;
+          const read = () =>
+            c.session.get(ref.projectId, ref.name, ref.session) as
+              | [id: number, t: number, base: number, items: number, bytes: number, last: number]
+              | undefined;
+          let row = read();
           if (row === undefined) return null;
-          const [id, touched, base, items, bytes, last, pending] = row.map(Number);
-          found = { id, touched, base, items, bytes, last, pending, merges: this.merges[id % PARTS] };
+          const part = Number(row[0]) % PARTS;
+          if (this.journalRows[part] > 0) {
+            // the row counts only what is out of the journal: its part merged, it counts everything
+            this.mergePart(part);
+            row = read() as NonNullable<typeof row>;
+          }
+          const [id, touched, base, items, bytes, last] = row.map(Number);
+          found = { id, touched, base, items, bytes, last, pending: 0, merges: this.merges[part] };
           this.remember(key, found);
         }
         k = found;
@@ -216,7 +238,8 @@ export class SqliteCollections {
         k.touched = now;
       },
       adjust: (items, bytes) => {
-        c.adjust.run(items, bytes, k.last, journaled, k.id);
+        // a create in the journal is counted on its row when its part is merged
+        if (journaled === 0) c.adjust.run(items, bytes, k.last, k.id);
         k.items += items;
         k.bytes += bytes;
         k.pending = this.pendingOf(k) + journaled;

@@ -85,17 +85,18 @@ export const COLLECTION = {
  * SQLite's own: a session's copy is a row with an integer id (migration 0016), its items are keyed by
  * (copy, item id), and the copy keeps its last position (`last_ord`), so an append is a plain insert
  * at the position the command computed from the row it read, and its items need no order index (a
- * list sorts the copy's rows instead). The copy is looked up once a command by its text key; every
- * other statement names it by its id; `pending` counts the copy's items still in the creates' journal
- * (sqlite-collections.ts). PostgreSQL keeps COLLECTION's statements and the order index.
+ * list sorts the copy's rows instead). The copy is looked up by its text key when the process does not
+ * know it yet (sqlite-collections.ts); every other statement names it by its id; its counts leave out
+ * its items still in the creates' journal (migration 0022). PostgreSQL keeps COLLECTION's statements
+ * and the order index.
  */
 export const SQLITE_COLLECTION = {
-  session: `SELECT id, touched_at AS t, base, items, bytes, last_ord AS last, pending FROM collection_sessions WHERE ${KEYS}`,
+  session: `SELECT id, touched_at AS t, base, items, bytes, last_ord AS last FROM collection_sessions WHERE ${KEYS}`,
   create: `INSERT INTO collection_sessions (project_id, collection, session, touched_at, base, items, bytes, last_ord)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   touch: 'UPDATE collection_sessions SET touched_at = ? WHERE id = ?',
   adjust:
-    'UPDATE collection_sessions SET items = items + ?, bytes = bytes + ?, last_ord = MAX(last_ord, ?), pending = pending + ? WHERE id = ?',
+    'UPDATE collection_sessions SET items = items + ?, bytes = bytes + ?, last_ord = MAX(last_ord, ?) WHERE id = ?',
   get: 'SELECT data, ord FROM collection_items WHERE copy = ? AND item_id = ?',
   insert: 'INSERT INTO collection_items (copy, item_id, ord, data) VALUES (?, ?, ?, ?)',
   update: 'UPDATE collection_items SET data = ? WHERE copy = ? AND item_id = ?',

@@ -16,7 +16,7 @@ import {
 } from './pg-create-batch.js';
 import { type AnyDb, run } from './run.js';
 import { sqliteCopyKey } from './sqlite-copy-key.js';
-import { sqlitePending } from './sqlite-pending.js';
+import { sqliteJournalUncounted, sqlitePending } from './sqlite-pending.js';
 
 function initial(d: DialectCaps): Migration {
   const { serialPk, bool, bigint, true: yes } = d.ddl;
@@ -192,6 +192,12 @@ export function migrations(d: DialectCaps): Record<string, Migration> {
     '0021_sqlite_collection_pending': {
       up: async (db) => {
         if (d.name === 'sqlite') await sqlitePending(db);
+      },
+    },
+    // SQLite's copy rows count only what is out of the creates' journal; a merge counts the rest (sqlite-pending.ts)
+    '0022_sqlite_journal_uncounted': {
+      up: async (db) => {
+        if (d.name === 'sqlite') await sqliteJournalUncounted(db);
       },
     },
     // the trigger of a WebSocket endpoint's rule (docs/websocket.md)

@@ -5,8 +5,13 @@
  * deleted — reset, forgotten, its collection or project deleted (ON DELETE CASCADE, which fires the
  * triggers too) — takes its journal rows along. A database that has the journal already is left alone.
  * The store reads the parts' count and names from here, so both keep to what the migration made.
+ *
+ * Migration 0022: a copy's row no longer counts its items in the journal (a create writes the journal
+ * only; a merge adds its rows to their copies' counts, store/hot/sqlite-collections.ts). The journal
+ * as 0021 kept it (counted on the rows) is merged first, and a copy's row deleted takes its journal
+ * rows along whatever its `pending` (which 0022 leaves at 0).
  */
-import { type AnyDb, runOnceSqlite } from './run.js';
+import { type AnyDb, inSqliteTransaction, runOnceSqlite } from './run.js';
 
 /** The journal's parts: a copy's creates go to part `copy % JOURNAL_PARTS`. */
 export const JOURNAL_PARTS = 4;
@@ -27,3 +32,21 @@ export const SQLITE_PENDING = [
 
 export const sqlitePending = (db: AnyDb) =>
   runOnceSqlite(db, { table: 'collection_sessions', column: 'pending' }, SQLITE_PENDING);
+
+/** Part `k`'s trigger: a copy's row deleted takes its journal rows along. */
+const gone = (k: number) => `${journalTable(k)}_gone`;
+
+export const SQLITE_UNCOUNTED = [
+  ...Array.from({ length: JOURNAL_PARTS }, (_, k) => [
+    `INSERT INTO collection_items (copy, item_id, ord, data)
+      SELECT copy, item_id, ord, data FROM ${journalTable(k)} WHERE copy IN (SELECT id FROM collection_sessions)
+      ORDER BY copy, item_id ON CONFLICT DO NOTHING`,
+    `DELETE FROM ${journalTable(k)}`,
+    `DROP TRIGGER IF EXISTS ${gone(k)}`,
+    `CREATE TRIGGER ${gone(k)} AFTER DELETE ON collection_sessions WHEN OLD.id % ${JOURNAL_PARTS} = ${k}
+      BEGIN DELETE FROM ${journalTable(k)} WHERE copy = OLD.id; END`,
+  ]).flat(),
+  'UPDATE collection_sessions SET pending = 0 WHERE pending <> 0',
+];
+
+export const sqliteJournalUncounted = (db: AnyDb) => inSqliteTransaction(db, SQLITE_UNCOUNTED);
