@@ -6,49 +6,19 @@
  * journal holds, every command answers as if the items were written at once; the journal survives a
  * restart, is seen by a second store on the same file, and goes with its copy.
  */
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freshDatabase, type TestDatabase } from '../../../test/helpers/databases.js';
+import { itemId, listedIds, sqliteStores, TWO_ITEMS } from '../../../test/helpers/sqlite-stores.js';
 import { itemsCollection } from '../../../test/helpers/store-records.js';
 import { seedBase } from '../../domain/collections.js';
-import { openStore, type Store } from '../index.js';
+import type { Store } from '../index.js';
 import { journalTable, SQLITE_PENDING } from '../migrations/sqlite-pending.js';
 import type { CollectionCommand, CollectionRef, CollectionResult } from './collections.js';
 import { MERGE_AT, PARTS } from './sqlite-collections.js';
 
 describe('the collection creates’ journal on SQLite', () => {
-  let db: TestDatabase;
-  const stores: Store[] = [];
-  afterEach(async () => {
-    for (const s of stores.splice(0)) await s.close();
-    await db?.drop();
-  });
-
-  const open = async () => {
-    const s = await openStore(db.url);
-    stores.push(s);
-    return s;
-  };
-  /** `use` with a connection of its own to the test's file */
-  const onFile = <T>(use: (d: Database.Database) => T): T => {
-    const d = new Database(db.url.slice('sqlite:'.length));
-    try {
-      return use(d);
-    } finally {
-      d.close();
-    }
-  };
-  const count = (sql: string, ...args: unknown[]) =>
-    onFile((d) =>
-      Number(
-        d
-          .prepare(sql)
-          .pluck()
-          .get(...args),
-      ),
-    );
-  const part = (k: number) => count(`SELECT COUNT(*) FROM ${journalTable(k)}`);
-  const journal = () => Array.from({ length: PARTS }, (_, k) => part(k)).reduce((a, b) => a + b, 0);
+  const file = sqliteStores();
+  afterEach(() => file.drop());
+  const { open, onFile, count, part, journal } = file;
   const copyOf = (session: string) => count('SELECT id FROM collection_sessions WHERE session = ?', session);
   const items = () => count('SELECT COUNT(*) FROM collection_items');
   /** the session's items in the journal (its copy's part) */
@@ -59,13 +29,9 @@ describe('the collection creates’ journal on SQLite', () => {
   /** the counts on the session's copy row: what is out of the journal */
   const counted = (session: string) =>
     onFile((d) => d.prepare('SELECT items, bytes, last_ord FROM collection_sessions WHERE session = ?').get(session));
-  const ids = (r: CollectionResult) => (r.kind === 'items' ? r.raw.map((x) => JSON.parse(x).id as string) : []);
-  const idOf = (r: CollectionResult) => (r.kind === 'item' ? (r.item.id as string) : `not an item: ${r.kind}`);
-
-  const seed = [
-    { id: 's1', name: 'one' },
-    { id: 's2', name: 'two' },
-  ];
+  const ids = listedIds;
+  const idOf = itemId;
+  const seed = TWO_ITEMS;
   let owner = '';
   let projectId = '';
   let store: Store;
@@ -79,7 +45,6 @@ describe('the collection creates’ journal on SQLite', () => {
   };
 
   async function setup(): Promise<CollectionRef> {
-    db = await freshDatabase('sqlite');
     store = await open();
     const made = await itemsCollection(store, seed);
     ({ owner, projectId } = made);
@@ -206,8 +171,7 @@ describe('the collection creates’ journal on SQLite', () => {
     expect(counted('a')).toEqual({ items: 7, bytes: bytesOf(list), last_ord: 7 });
     // after a restart the copy is read from its row, its part merged first
     const more = await fresh(ref, 'a', 2);
-    await store.close();
-    stores.splice(stores.indexOf(store), 1);
+    await file.close(store);
     store = await open();
     expect(await run(ref, { op: 'count' })).toEqual({ kind: 'count', count: 9 });
     expect(pending('a')).toBe(0);
@@ -220,8 +184,7 @@ describe('the collection creates’ journal on SQLite', () => {
     const ref = await setup();
     const a = await fresh(ref, 'a', 3);
     const b = await fresh(ref, 'b', 2);
-    await store.close();
-    stores.splice(stores.indexOf(store), 1);
+    await file.close(store);
     const parts = Array.from({ length: PARTS }, (_, k) => `SELECT copy, ord, data FROM ${journalTable(k)}`);
     const of = (what: string) => `(SELECT ${what} FROM j WHERE copy = collection_sessions.id)`;
     onFile((d) => {
@@ -252,8 +215,7 @@ describe('the collection creates’ journal on SQLite', () => {
   it('keeps the journal over a restart, and a second store on the same file sees and merges it', async () => {
     const ref = await setup();
     const a = await fresh(ref, 'a', 4);
-    await store.close();
-    stores.splice(stores.indexOf(store), 1);
+    await file.close(store);
     store = await open();
     expect(journal()).toBe(4);
     const other = await open();

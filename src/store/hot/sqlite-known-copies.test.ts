@@ -5,71 +5,39 @@
  * deleted, another connection to the file, a commit rolled back — the next command answers from the
  * database's copy, never from the one it knew.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freshDatabase, type TestDatabase } from '../../../test/helpers/databases.js';
+import { itemId, listedIds, sqliteStores, TWO_ITEMS } from '../../../test/helpers/sqlite-stores.js';
 import { itemsCollection } from '../../../test/helpers/store-records.js';
-import { openStore, type Store } from '../index.js';
+import type { Store } from '../index.js';
 import { journalTable } from '../migrations/sqlite-pending.js';
-import type { CollectionCommand, CollectionRef, CollectionResult } from './collections.js';
+import type { CollectionCommand, CollectionRef } from './collections.js';
 import { PARTS } from './sqlite-collections.js';
 
 describe('the collection copies a SQLite store knows', () => {
-  let db: TestDatabase;
-  const stores: Store[] = [];
-  afterEach(async () => {
-    for (const s of stores.splice(0)) await s.close();
-    await db?.drop();
-  });
-
-  const seed = [
-    { id: 's1', name: 'one' },
-    { id: 's2', name: 'two' },
-  ];
+  const file = sqliteStores();
+  afterEach(() => file.drop());
+  const { open, journal } = file;
   let owner = '';
   let projectId = '';
   let store: Store;
   let ref: CollectionRef;
-  const open = async () => {
-    const s = await openStore(db.url);
-    stores.push(s);
-    return s;
-  };
   const run = (cmd: CollectionCommand, session = 'a', s = store) => s.hot.collection({ ...ref, session }, cmd);
-  const ids = (r: CollectionResult) => (r.kind === 'items' ? r.raw.map((x) => JSON.parse(x).id as string) : []);
-  const idOf = (r: CollectionResult) => (r.kind === 'item' ? (r.item.id as string) : `not an item: ${r.kind}`);
   /** `n` creates without an id, committed together: the ids made */
   const fresh = async (n: number, session = 'a', s = store) =>
     (await Promise.all(Array.from({ length: n }, (_, i) => run({ op: 'create', item: { n: i } }, session, s)))).map(
-      idOf,
+      itemId,
     );
   /** the list's ids and the count, as the store answers them */
   const state = async (session = 'a', s = store) => ({
-    ids: ids(await run({ op: 'list' }, session, s)),
+    ids: listedIds(await run({ op: 'list' }, session, s)),
     count: ((await run({ op: 'count' }, session, s)) as { count: number }).count,
   });
-  const journalRows = () => {
-    const d = new Database(db.url.slice('sqlite:'.length));
-    try {
-      let n = 0;
-      for (let k = 0; k < PARTS; k++)
-        n += Number(
-          d
-            .prepare(`SELECT COUNT(*) FROM ${journalTable(k)}`)
-            .pluck()
-            .get(),
-        );
-      return n;
-    } finally {
-      d.close();
-    }
-  };
 
   /** A store whose session `a` has a known copy with items of its own: the ids it made. */
   async function known(): Promise<string[]> {
-    db = await freshDatabase('sqlite');
     store = await open();
-    ({ owner, projectId, ref } = await itemsCollection(store, seed));
+    ({ owner, projectId, ref } = await itemsCollection(store, TWO_ITEMS));
     const made = await fresh(3);
     expect(await state()).toEqual({ ids: ['s1', 's2', ...made], count: 5 });
     return made;
@@ -108,8 +76,8 @@ describe('the collection copies a SQLite store knows', () => {
     ref = { ...ref, seed: [{ id: 'n1' }] };
     expect(await state()).toEqual({ ids: ['n1'], count: 1 });
     await store.collections.delete(owner, projectId, 'items');
-    await store.collections.create(owner, projectId, 'items', { idField: 'id', seed });
-    ref = { ...ref, seed };
+    await store.collections.create(owner, projectId, 'items', { idField: 'id', seed: TWO_ITEMS });
+    ref = { ...ref, seed: TWO_ITEMS };
     await startsAgain();
   });
 
@@ -117,7 +85,7 @@ describe('the collection copies a SQLite store knows', () => {
     await known();
     await store.projects.delete(owner, projectId);
     await expect(run({ op: 'create', item: { n: 9 } })).rejects.toThrow();
-    expect(journalRows()).toBe(0);
+    expect(journal()).toBe(0);
   });
 
   it('sees what another connection to the file wrote', async () => {
