@@ -186,9 +186,10 @@ export class SqliteCollections {
 
   /**
    * One collection and session's rows. Every command reads the session's copy first (`copy`, or
-   * `create` when it has none): its row's id keys the rest of the command's statements, its last
-   * position (`last_ord`) is written with its counts, which a create adjusts right after its
-   * append, and its `pending` says whether the journal holds some of its items.
+   * `create` when it has none), from memory when it is known: its id keys the rest of the command's
+   * statements, its counts and last position are adjusted right after a change (on its row too,
+   * unless the change waits in the journal), and its `pending` says whether the journal holds some
+   * of its items.
    */
   table(ref: CollectionRef): ItemTable {
     const c = this.s;
