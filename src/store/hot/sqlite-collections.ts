@@ -78,7 +78,7 @@ interface KnownCopy {
   merges: number;
 }
 
-/** Copies known at once at most (S8 uses 50); past it, what is known is dropped and read again. */
+/** Copies known at once at most (S8 uses 50); past it, the one known longest is dropped (read again when used). */
 const KNOWN_COPIES = 10_000;
 
 /** Each SqliteCollections' trigger and function on its connection get a name of their own. */
@@ -92,7 +92,7 @@ export class SqliteCollections {
   private readonly journalRows: number[];
   /** each part's merges so far: a copy known before its part's last merge has nothing pending */
   private readonly merges: number[];
-  /** copies by `copyKey`, while nothing but this class changed their rows (the header) */
+  /** copies by project, collection and session (`table`), while only this class changed their rows (the header) */
   private readonly copies = new Map<string, KnownCopy>();
   /** `PRAGMA data_version`, as last read, and whether this commit has read it yet (`newCommit`) */
   private readonly dataVersion: SqliteDatabase.Statement;
@@ -122,15 +122,23 @@ export class SqliteCollections {
 
   /**
    * Forgets every known copy (a commit or savepoint of the hot path rolled back), and counts the
-   * journal's parts again: a merge rolled back left rows its part's count had dropped.
+   * journal's parts again: a merge rolled back left rows its part's count had dropped. Never throws
+   * (the commit's error paths call it).
    */
   forgetCopies(): void {
     this.copies.clear();
     this.countJournal();
   }
 
+  /** Each part's rows, from the database; a part it cannot count is taken to hold some (so it is merged before a copy of it is read). */
   private countJournal(): void {
-    for (let k = 0; k < PARTS; k++) this.journalRows[k] = Number(this.parts[k].rows.pluck(true).get());
+    for (let k = 0; k < PARTS; k++) {
+      try {
+        this.journalRows[k] = Number(this.parts[k].rows.pluck(true).get());
+      } catch {
+        this.journalRows[k] = 1;
+      }
+    }
   }
 
   /** A commit begins: its first command checks that no other connection wrote the file meanwhile. */
@@ -152,7 +160,7 @@ export class SqliteCollections {
   }
 
   private remember(key: string, c: KnownCopy): void {
-    if (this.copies.size >= KNOWN_COPIES) this.copies.clear();
+    if (this.copies.size >= KNOWN_COPIES) this.copies.delete(this.copies.keys().next().value as string);
     this.copies.set(key, c);
   }
 
@@ -230,8 +238,8 @@ export class SqliteCollections {
         const last = x.base >= 0 ? x.base : x.items;
         const keys = [ref.projectId, ref.name, ref.session] as const;
         const id = Number(c.create.run(...keys, x.touched, x.base, x.items, x.bytes, last).lastInsertRowid);
-        k = { id, touched: x.touched, base: x.base, items: x.items, bytes: x.bytes, last, pending: 0, merges: 0 };
-        k.merges = this.merges[id % PARTS];
+        const merges = this.merges[id % PARTS];
+        k = { id, touched: x.touched, base: x.base, items: x.items, bytes: x.bytes, last, pending: 0, merges };
         this.remember(key, k);
       },
       touch: (now) => {
