@@ -81,6 +81,18 @@ interface KnownCopy {
 /** Copies known at once at most (S8 uses 50); past it, the one known longest is dropped (read again when used). */
 const KNOWN_COPIES = 10_000;
 
+/** A table's copy until its command's first call (`copy` or `create`) sets it; never written. */
+const UNREAD: Readonly<KnownCopy> = Object.freeze({
+  id: 0,
+  touched: 0,
+  base: 0,
+  items: 0,
+  bytes: 0,
+  last: 0,
+  pending: 0,
+  merges: 0,
+});
+
 /** Each SqliteCollections' trigger and function on its connection get a name of their own. */
 let instances = 0;
 type Part = Record<keyof ReturnType<typeof journal>, SqliteDatabase.Statement>;
@@ -108,6 +120,7 @@ export class SqliteCollections {
     this.s = prepare(SQLITE_COLLECTION);
     this.s.session.raw(true);
     this.parts = Array.from({ length: PARTS }, (_, k) => prepare(journal(k)));
+    for (const p of this.parts) p.rows.pluck(true);
     this.journalRows = this.parts.map(() => 0);
     this.countJournal();
     this.merges = this.parts.map(() => 0);
@@ -134,7 +147,7 @@ export class SqliteCollections {
   private countJournal(): void {
     for (let k = 0; k < PARTS; k++) {
       try {
-        this.journalRows[k] = Number(this.parts[k].rows.pluck(true).get());
+        this.journalRows[k] = Number(this.parts[k].rows.get());
       } catch {
         this.journalRows[k] = 1;
       }
@@ -203,7 +216,7 @@ export class SqliteCollections {
     const c = this.s;
     const key = `${ref.projectId}\u0000${ref.name}\u0000${ref.session}`;
     /** the copy (set by `copy` or `create`, which every command calls first) */
-    let k: KnownCopy = { id: 0, touched: 0, base: 0, items: 0, bytes: 0, last: 0, pending: 0, merges: 0 };
+    let k = UNREAD as KnownCopy;
     /** journal rows this command wrote, added to the copy's `pending` by `adjust` */
     let journaled = 0;
     const rows = () => {

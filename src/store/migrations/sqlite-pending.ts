@@ -19,12 +19,15 @@ export const JOURNAL_PARTS = 4;
 /** Part `k`'s table. */
 export const journalTable = (k: number) => `collection_pending_${k}`;
 
+/** Part `k`'s trigger: a copy's row deleted takes its journal rows along. */
+export const journalTrigger = (k: number) => `${journalTable(k)}_gone`;
+
 export const SQLITE_PENDING = [
   'ALTER TABLE collection_sessions ADD COLUMN pending INTEGER NOT NULL DEFAULT 0',
   ...Array.from({ length: JOURNAL_PARTS }, (_, k) => [
     `CREATE TABLE IF NOT EXISTS ${journalTable(k)} (seq INTEGER PRIMARY KEY, copy INTEGER NOT NULL,
       item_id TEXT NOT NULL, ord INTEGER NOT NULL, data TEXT NOT NULL)`,
-    `CREATE TRIGGER IF NOT EXISTS ${journalTable(k)}_gone AFTER DELETE ON collection_sessions
+    `CREATE TRIGGER IF NOT EXISTS ${journalTrigger(k)} AFTER DELETE ON collection_sessions
       WHEN OLD.pending > 0 AND OLD.id % ${JOURNAL_PARTS} = ${k}
       BEGIN DELETE FROM ${journalTable(k)} WHERE copy = OLD.id; END`,
   ]).flat(),
@@ -33,17 +36,14 @@ export const SQLITE_PENDING = [
 export const sqlitePending = (db: AnyDb) =>
   runOnceSqlite(db, { table: 'collection_sessions', column: 'pending' }, SQLITE_PENDING);
 
-/** Part `k`'s trigger: a copy's row deleted takes its journal rows along. */
-const gone = (k: number) => `${journalTable(k)}_gone`;
-
 export const SQLITE_UNCOUNTED = [
   ...Array.from({ length: JOURNAL_PARTS }, (_, k) => [
     `INSERT INTO collection_items (copy, item_id, ord, data)
       SELECT copy, item_id, ord, data FROM ${journalTable(k)} WHERE copy IN (SELECT id FROM collection_sessions)
       ORDER BY copy, item_id ON CONFLICT DO NOTHING`,
     `DELETE FROM ${journalTable(k)}`,
-    `DROP TRIGGER IF EXISTS ${gone(k)}`,
-    `CREATE TRIGGER ${gone(k)} AFTER DELETE ON collection_sessions WHEN OLD.id % ${JOURNAL_PARTS} = ${k}
+    `DROP TRIGGER IF EXISTS ${journalTrigger(k)}`,
+    `CREATE TRIGGER ${journalTrigger(k)} AFTER DELETE ON collection_sessions WHEN OLD.id % ${JOURNAL_PARTS} = ${k}
       BEGIN DELETE FROM ${journalTable(k)} WHERE copy = OLD.id; END`,
   ]).flat(),
   'UPDATE collection_sessions SET pending = 0 WHERE pending <> 0',
