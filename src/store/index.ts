@@ -34,7 +34,10 @@ import { Rules } from './rules.js';
 import type { Database } from './schema.js';
 import { Storage } from './storage.js';
 import { Users } from './users.js';
-import { WalPresync } from './wal-presync.js';
+import { WalCheckpoints } from './wal-checkpoints.js';
+
+/** The WAL's length, in pages, at which the checkpoints' cycle copies all of it (wal-checkpoints.ts). */
+const WAL_RESTART_AT = 4000;
 
 export type { ProjectConfig } from './mock-config.js';
 export type { UserWithHash } from './rows.js';
@@ -124,15 +127,14 @@ function openSqlite(file: string): Store {
   // in-memory hot state, so the cache serves writes and rare reads, and pages it drops stay in the
   // OS page cache. A large store filled the 16 MiB with pages malloc'd on the main heap (deploy.md).
   sqlite.pragma('cache_size = -2000');
-  // A checkpoint every 4000 WAL pages instead of SQLite's 1000: since the creates' journal (0021) a
-  // create writes ~1 KB of WAL, and a checkpoint holds the loop ~8 ms at 1000 pages; at 4000 the
-  // commits a checkpoint delays are under 1 % (S8's pattern without HTTP: a turn's p99 9–9.6 → 2.5–3.5
-  // ms, its p99.9 12–21 → 15–35 ms; docs/architecture.md)
-  sqlite.pragma('wal_autocheckpoint = 4000');
+  // Checkpoints run beside the commits, their syncs off the event loop (wal-checkpoints.ts): a WAL
+  // of 4000 pages is copied into the database by the cycle there, and SQLite's own checkpoint (run by
+  // the commit that crosses its mark, syncs and all) is left as the backstop at four times that.
+  // Since the creates' journal (0021) a create writes ~1 KB of WAL (docs/architecture.md).
+  sqlite.pragma(`wal_autocheckpoint = ${4 * WAL_RESTART_AT}`);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  // checkpoints find the WAL synced ahead, off the event loop (wal-presync.ts)
-  const presync = file === ':memory:' ? null : new WalPresync(`${file}-wal`);
-  return new Store(db, SQLITE, () => new SqliteHot(sqlite), null, presync ? () => presync.close() : null);
+  const checkpoints = file === ':memory:' ? null : new WalCheckpoints(sqlite, file, { restartAt: WAL_RESTART_AT });
+  return new Store(db, SQLITE, () => new SqliteHot(sqlite), null, checkpoints ? () => checkpoints.close() : null);
 }
 
 async function openPostgres(url: string): Promise<Store> {
