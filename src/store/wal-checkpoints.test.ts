@@ -1,8 +1,8 @@
 /**
- * The checkpoints' cycle on real SQLite files (wal-checkpoints.ts): it copies the WAL only up to
- * what its guard saw while a writer goes on, restarts the WAL once long (SQLite's own automatic
- * checkpoint off here, so nothing else would), loses no row, steps aside while the store's connection
- * has a transaction open, and closes with a store.
+ * The checkpoints' cycle on real SQLite files (wal-checkpoints.ts): while a writer goes on it copies
+ * the WAL only up to what its guard saw and it had synced, restarts the WAL once long (SQLite's own
+ * automatic checkpoint off here, so nothing else would), loses no row, copies nothing it cannot pin,
+ * steps aside while the store's connection has a transaction open, and closes with a store.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -67,18 +67,24 @@ describe('WalCheckpoints', () => {
     let rows = 0;
     try {
       let partial = 0;
+      let unsynced = 0;
       let mostFrames = 0;
       for (let i = 0; i < 60; i++) {
         await new Promise((r) => setTimeout(r, 5));
         await cp.tick();
         const last = cp.lastCopy;
         if (last !== null && last.checkpointed > 0 && last.checkpointed < last.log) partial++;
+        if (last !== null && last.checkpointed > last.synced) unsynced++;
         mostFrames = Math.max(mostFrames, walFrames(file));
+        // the copy ran without syncs; the connection's own level is back
+        expect(db.pragma('synchronous', { simple: true })).toBe(1);
       }
       w.stop();
       rows = w.rows();
-      // the writer committed during the cycles' syncs: their copies stopped at the guard
+      // the writer committed during the cycles' syncs: their copies stopped at the guard, never past
+      // what the cycle had synced
       expect(partial).toBeGreaterThan(0);
+      expect(unsynced).toBe(0);
       // the WAL restarted (nothing else checkpoints here): without the cycle it would hold every
       // frame written, one or more a commit
       expect(cp.counts.full).toBeGreaterThan(0);
@@ -114,6 +120,44 @@ describe('WalCheckpoints', () => {
       await Promise.all([cp.tick(), cp.tick(), cp.tick()]);
       expect(cp.counts.synced).toBe(2);
     } finally {
+      await cp.close();
+      db.close();
+    }
+  });
+
+  it('copies nothing it cannot pin: every frame copied when the guard began, then a writer commits', async () => {
+    const file = path.join(tmp(), 'f.db');
+    const { db, put } = database(file);
+    const cp = new WalCheckpoints(db, file, { everyMs: 0 });
+    // the guard's connection, to write only while its transaction is open (during the WAL's sync)
+    const guard = () => (cp as unknown as { guard: SqliteDatabase.Database | null }).guard;
+    let during = 0;
+    let on = true;
+    const turn = () => {
+      if (!on) return;
+      if (guard()?.inTransaction) {
+        put();
+        during++;
+      }
+      setImmediate(turn);
+    };
+    try {
+      put();
+      await cp.tick();
+      expect(cp.counts.copied).toBe(1);
+      const first = cp.lastCopy;
+      put();
+      // every frame copied: a guard that begins now reads the database alone and pins nothing
+      db.pragma('wal_checkpoint(PASSIVE)');
+      setImmediate(turn);
+      await cp.tick();
+      on = false;
+      expect(during).toBeGreaterThan(0);
+      // the frames written meanwhile were not synced by the cycle: none copied
+      expect(cp.counts).toEqual({ synced: 2, copied: 1, full: 0 });
+      expect(cp.lastCopy).toBe(first);
+    } finally {
+      on = false;
       await cp.close();
       db.close();
     }
@@ -178,6 +222,7 @@ describe('WalCheckpoints', () => {
     await expect.poll(() => fds(file), { timeout: 5000 }).toBe(3);
     await store.close();
     expect(fds(`${file}-wal`)).toBe(0);
+    expect(fds(`${file}-shm`)).toBe(0);
     expect(fds(file)).toBe(0);
   });
 });

@@ -9,23 +9,28 @@
  * (`PICK=random node bench/store-creates.mjs`, a turn's p99.9 ~20 ms, with the syncs off ~4.5 ms).
  *
  * So every `everyMs` (250), when the WAL changed, a cycle here:
- * 1. opens a read transaction on a connection of its own (the guard): it holds the WAL as it is
- *    now, so no checkpoint copies a frame past it, and the WAL cannot restart while it is open;
- * 2. fdatasyncs the WAL from libuv's thread pool — every frame the guard sees is then durable;
- * 3. checkpoints on the store's connection (PASSIVE, no waiting): SQLite syncs the WAL first (little
- *    is left to write), copies the frames up to the guard, and does not sync the database, since
- *    frames past the guard stay in the WAL;
+ * 1. opens a read transaction on a connection of its own (the guard): it holds a read mark at the
+ *    WAL's end as it is, so no checkpoint copies a frame past it, and the WAL cannot restart while
+ *    it is open (the wal-index says whether it holds one: none when every frame was copied already);
+ * 2. fdatasyncs the WAL from libuv's thread pool — every frame up to the guard is then durable;
+ * 3. copies those frames on the store's connection: a PASSIVE checkpoint (it never waits) with
+ *    `synchronous = OFF` for its length, so without SQLite's two syncs — the WAL's is done (2), and
+ *    the database's comes next, before the WAL may restart;
  * 4. fdatasyncs the database from the thread pool, and closes the guard's transaction;
- * 5. once the WAL holds `restartAt` frames, checkpoints again without the guard: what it copies and
- *    what its two syncs write is only what came in during steps 2–4, and the next commit restarts
- *    the WAL.
- * Every checkpoint is SQLite's own under `synchronous = NORMAL`, with its own syncs, and the guard is
- * an ordinary reader: this only adds syncs and makes some checkpoints stop early, so what survives a
- * crash or a power loss is exactly what did before. The store's connection keeps SQLite's automatic
+ * 5. once the WAL holds `restartAt` frames, checkpoints as SQLite does (`synchronous = NORMAL`, both
+ *    syncs, on the loop), without the guard: it copies only what came during steps 2–4 and its syncs
+ *    write only that, and the next commit restarts the WAL.
+ * SQLite's order is kept: a frame is copied only once the WAL is synced past it, and the WAL starts
+ * over only once the database is synced. The guard is an ordinary reader, and a cycle that cannot
+ * pin the WAL (another connection wrote while the guard began) copies nothing: what survives a
+ * crash or a power loss is what did before. The store's connection keeps SQLite's automatic
  * checkpoint at a multiple of `restartAt` as a backstop (store/index.ts).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import SqliteDatabase from 'better-sqlite3';
+
+const LE = os.endianness() === 'LE';
 
 const open = (file: string) =>
   new Promise<number | null>((resolve) => fs.open(file, 'r', (err, fd) => resolve(err ? null : fd)));
@@ -55,7 +60,9 @@ export interface WalCheckpointsOptions {
 
 export class WalCheckpoints {
   private walFd: number | null = null;
+  private shmFd: number | null = null;
   private dbFd: number | null = null;
+  private readonly shm = Buffer.alloc(100);
   private guard: SqliteDatabase.Database | null = null;
   private begin: SqliteDatabase.Statement | null = null;
   private busy: Promise<void> | null = null;
@@ -65,8 +72,8 @@ export class WalCheckpoints {
   private readonly restartAt: number;
   /** what the cycles did (read by the tests): WAL syncs, guarded copies, full checkpoints */
   readonly counts = { synced: 0, copied: 0, full: 0 };
-  /** the last guarded checkpoint's result (read by the tests) */
-  lastCopy: CheckpointResult | null = null;
+  /** the last guarded copy's result and the frames the cycle had synced before it (read by the tests) */
+  lastCopy: (CheckpointResult & { synced: number }) | null = null;
 
   /** `main` is the store's connection to the database `file` (in WAL mode). */
   constructor(
@@ -91,42 +98,78 @@ export class WalCheckpoints {
 
   private async cycle(): Promise<void> {
     try {
-      // the WAL appears with the first write; it is opened once it exists, read-only (fsync needs
-      // no write access on Linux)
+      // the files appear with the first write; each is opened once it exists, read-only (fsync
+      // needs no write access on Linux)
       this.walFd ??= await open(`${this.file}-wal`);
-      if (this.walFd === null || this.closed) return;
-      const fd = this.walFd;
+      this.shmFd ??= await open(`${this.file}-shm`);
+      this.dbFd ??= await open(this.file);
+      if (this.walFd === null || this.shmFd === null || this.dbFd === null || this.closed) return;
+      const wal = this.walFd;
       const st = await new Promise<fs.Stats>((resolve, reject) =>
-        fs.fstat(fd, (err, s) => (err ? reject(err) : resolve(s))),
+        fs.fstat(wal, (err, s) => (err ? reject(err) : resolve(s))),
       );
       const mark = `${st.size}:${st.mtimeMs}`;
       if (mark === this.last || this.closed) return;
       const guard = this.openGuard();
+      const before = this.walIndex();
       guard.exec('BEGIN');
-      let log = 0;
       try {
         (this.begin as SqliteDatabase.Statement).get();
-        await fdatasync(fd);
+        const at = this.walIndex();
+        // the guard holds a read mark at most `at.frames` only when some frame was not copied yet
+        // (else it reads the database alone and holds nothing back); unchanged since `before`, no
+        // other connection wrote while it began
+        const pinned = at.frames === before.frames && at.copied < at.frames;
+        await fdatasync(wal);
         this.last = mark;
         this.counts.synced++;
-        const r = this.checkpoint();
+        if (!pinned) return;
+        const r = this.copy();
         if (r === null) return;
-        this.lastCopy = r;
-        log = r.log;
-        if (r.checkpointed > 0) {
-          this.dbFd ??= await open(this.file);
-          if (this.dbFd !== null) await fdatasync(this.dbFd);
+        this.lastCopy = { ...r, synced: at.frames };
+        if (r.checkpointed > at.copied) {
+          await fdatasync(this.dbFd);
           this.counts.copied++;
         }
       } finally {
         guard.exec('COMMIT');
       }
-      if (log >= this.restartAt && !this.closed) {
+      if (!this.closed && this.walIndex().frames >= this.restartAt) {
         const r = this.checkpoint();
         if (r !== null && r.checkpointed === r.log) this.counts.full++;
       }
     } catch {
       /* a cycle that fails changes nothing: SQLite's own checkpoint still runs at its mark */
+    }
+  }
+
+  /**
+   * The WAL's length and how much of it is copied, from the wal-index's header and checkpoint
+   * information (SQLite's file format: `mxFrame` at byte 16, `nBackfill` at byte 96, in the
+   * machine's byte order).
+   */
+  private walIndex(): { frames: number; copied: number } {
+    const b = this.shm;
+    if (fs.readSync(this.shmFd as number, b, 0, b.length, 0) < b.length) return { frames: 0, copied: 0 };
+    return LE
+      ? { frames: b.readUInt32LE(16), copied: b.readUInt32LE(96) }
+      : { frames: b.readUInt32BE(16), copied: b.readUInt32BE(96) };
+  }
+
+  /**
+   * The guarded copy: a PASSIVE checkpoint without its syncs (`synchronous = OFF` around it, the
+   * connection's level put back after). It copies no frame past the guard's mark, all of them
+   * synced by the cycle already, and the WAL cannot restart before the guard's transaction closes,
+   * after the database is synced.
+   */
+  private copy(): CheckpointResult | null {
+    if (this.main.inTransaction || !this.main.open) return null;
+    const level = Number(this.main.pragma('synchronous', { simple: true }));
+    this.main.pragma('synchronous = OFF');
+    try {
+      return (this.main.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0] ?? null;
+    } finally {
+      this.main.pragma(`synchronous = ${level}`);
     }
   }
 
@@ -154,8 +197,9 @@ export class WalCheckpoints {
     await this.busy;
     this.guard?.close();
     this.guard = null;
-    const fds = [this.walFd, this.dbFd];
+    const fds = [this.walFd, this.shmFd, this.dbFd];
     this.walFd = null;
+    this.shmFd = null;
     this.dbFd = null;
     await Promise.all(fds.map(closeFd));
   }
