@@ -10,7 +10,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from './index.js';
-import { WalCheckpoints } from './wal-checkpoints.js';
+import { WalCheckpoints, type WalCheckpointsOptions } from './wal-checkpoints.js';
 
 const dirs: string[] = [];
 const tmp = () => {
@@ -33,14 +33,16 @@ function database(file: string) {
   return { db, put: () => put.run('x'.repeat(200)) };
 }
 
-/** Commits one row a turn of the event loop until stopped, as a flood of creates does. */
-function writer(put: () => unknown) {
+/** Commits `perTurn` rows a turn of the event loop (while `when` holds) until stopped, as a flood of creates does. */
+function writer(put: () => unknown, perTurn = 20, when: () => boolean = () => true) {
   let n = 0;
   let on = true;
   const turn = () => {
     if (!on) return;
-    for (let k = 0; k < 20; k++) put();
-    n += 20;
+    if (when()) {
+      for (let k = 0; k < perTurn; k++) put();
+      n += perTurn;
+    }
     setImmediate(turn);
   };
   setImmediate(turn);
@@ -52,6 +54,27 @@ function writer(put: () => unknown) {
   };
 }
 
+interface Cycle {
+  file: string;
+  db: SqliteDatabase.Database;
+  put: () => unknown;
+  cp: WalCheckpoints;
+}
+
+/** A cycle without its timer over a fresh database; both closed after `body`, whatever it does. */
+async function withCycle(opts: WalCheckpointsOptions, body: (t: Cycle) => Promise<void>): Promise<string> {
+  const file = path.join(tmp(), 'w.db');
+  const { db, put } = database(file);
+  const cp = new WalCheckpoints(db, file, { everyMs: 0, ...opts });
+  try {
+    await body({ file, db, put, cp });
+  } finally {
+    await cp.close();
+    db.close();
+  }
+  return file;
+}
+
 /** The WAL's frames, read from its header in the wal-index (walformat: mxFrame at byte 16). */
 function walFrames(file: string): number {
   const b = fs.readFileSync(`${file}-shm`).subarray(0, 48);
@@ -60,41 +83,38 @@ function walFrames(file: string): number {
 
 describe('WalCheckpoints', () => {
   it('copies up to its guard while a writer goes on, restarts the WAL once long, and loses no row', async () => {
-    const file = path.join(tmp(), 'a.db');
-    const { db, put } = database(file);
-    const cp = new WalCheckpoints(db, file, { everyMs: 0, restartAt: 200 });
-    const w = writer(put);
     let rows = 0;
-    try {
-      let partial = 0;
-      let unsynced = 0;
-      let mostFrames = 0;
-      for (let i = 0; i < 60; i++) {
-        await new Promise((r) => setTimeout(r, 5));
-        await cp.tick();
-        const last = cp.lastCopy;
-        if (last !== null && last.checkpointed > 0 && last.checkpointed < last.log) partial++;
-        if (last !== null && last.checkpointed > last.synced) unsynced++;
-        mostFrames = Math.max(mostFrames, walFrames(file));
-        // the copy ran without syncs; the connection's own level is back
-        expect(db.pragma('synchronous', { simple: true })).toBe(1);
+    const file = await withCycle({ restartAt: 200 }, async ({ file, db, put, cp }) => {
+      const w = writer(put);
+      try {
+        let partial = 0;
+        let unsynced = 0;
+        let mostFrames = 0;
+        for (let i = 0; i < 60; i++) {
+          await new Promise((r) => setTimeout(r, 5));
+          await cp.tick();
+          const last = cp.lastCopy;
+          if (last !== null && last.checkpointed > 0 && last.checkpointed < last.log) partial++;
+          if (last !== null && last.checkpointed > last.synced) unsynced++;
+          mostFrames = Math.max(mostFrames, walFrames(file));
+          // the copy ran without syncs; the connection's own level is back
+          expect(db.pragma('synchronous', { simple: true })).toBe(1);
+        }
+        w.stop();
+        rows = w.rows();
+        // the writer committed during the cycles' syncs: their copies stopped at the guard, never
+        // past what the cycle had synced
+        expect(partial).toBeGreaterThan(0);
+        expect(unsynced).toBe(0);
+        // the WAL restarted (nothing else checkpoints here): without the cycle it would hold every
+        // frame written, one or more a commit
+        expect(cp.counts.full).toBeGreaterThan(0);
+        expect(rows).toBeGreaterThan(2000);
+        expect(mostFrames).toBeLessThan(rows / 4);
+      } finally {
+        w.stop();
       }
-      w.stop();
-      rows = w.rows();
-      // the writer committed during the cycles' syncs: their copies stopped at the guard, never past
-      // what the cycle had synced
-      expect(partial).toBeGreaterThan(0);
-      expect(unsynced).toBe(0);
-      // the WAL restarted (nothing else checkpoints here): without the cycle it would hold every
-      // frame written, one or more a commit
-      expect(cp.counts.full).toBeGreaterThan(0);
-      expect(w.rows()).toBeGreaterThan(2000);
-      expect(mostFrames).toBeLessThan(w.rows() / 4);
-    } finally {
-      w.stop();
-      await cp.close();
-      db.close();
-    }
+    });
     const again = new SqliteDatabase(file);
     expect(again.pragma('integrity_check', { simple: true })).toBe('ok');
     const { n } = again.prepare('SELECT count(*) AS n FROM t').get() as { n: number };
@@ -103,10 +123,7 @@ describe('WalCheckpoints', () => {
   });
 
   it('syncs and copies once per change of the WAL, and nothing while it is unchanged', async () => {
-    const file = path.join(tmp(), 'b.db');
-    const { db, put } = database(file);
-    const cp = new WalCheckpoints(db, file, { everyMs: 0 });
-    try {
+    await withCycle({}, async ({ put, cp }) => {
       put();
       await cp.tick();
       expect(cp.counts).toEqual({ synced: 1, copied: 1, full: 0 });
@@ -119,29 +136,11 @@ describe('WalCheckpoints', () => {
       // ticks asked while one runs share it
       await Promise.all([cp.tick(), cp.tick(), cp.tick()]);
       expect(cp.counts.synced).toBe(2);
-    } finally {
-      await cp.close();
-      db.close();
-    }
+    });
   });
 
   it('copies nothing it cannot pin: every frame copied when the guard began, then a writer commits', async () => {
-    const file = path.join(tmp(), 'f.db');
-    const { db, put } = database(file);
-    const cp = new WalCheckpoints(db, file, { everyMs: 0 });
-    // the guard's connection, to write only while its transaction is open (during the WAL's sync)
-    const guard = () => (cp as unknown as { guard: SqliteDatabase.Database | null }).guard;
-    let during = 0;
-    let on = true;
-    const turn = () => {
-      if (!on) return;
-      if (guard()?.inTransaction) {
-        put();
-        during++;
-      }
-      setImmediate(turn);
-    };
-    try {
+    await withCycle({}, async ({ db, put, cp }) => {
       put();
       await cp.tick();
       expect(cp.counts.copied).toBe(1);
@@ -149,25 +148,23 @@ describe('WalCheckpoints', () => {
       put();
       // every frame copied: a guard that begins now reads the database alone and pins nothing
       db.pragma('wal_checkpoint(PASSIVE)');
-      setImmediate(turn);
-      await cp.tick();
-      on = false;
-      expect(during).toBeGreaterThan(0);
+      // a row a turn, only while the guard's transaction is open (during the WAL's sync)
+      const guard = () => (cp as unknown as { guard: SqliteDatabase.Database | null }).guard;
+      const w = writer(put, 1, () => guard()?.inTransaction === true);
+      try {
+        await cp.tick();
+      } finally {
+        w.stop();
+      }
+      expect(w.rows()).toBeGreaterThan(0);
       // the frames written meanwhile were not synced by the cycle: none copied
       expect(cp.counts).toEqual({ synced: 2, copied: 1, full: 0 });
       expect(cp.lastCopy).toBe(first);
-    } finally {
-      on = false;
-      await cp.close();
-      db.close();
-    }
+    });
   });
 
   it('leaves the store connection alone while it has a transaction open', async () => {
-    const file = path.join(tmp(), 'c.db');
-    const { db, put } = database(file);
-    const cp = new WalCheckpoints(db, file, { everyMs: 0 });
-    try {
+    await withCycle({}, async ({ db, put, cp }) => {
       put();
       db.exec('BEGIN IMMEDIATE');
       put();
@@ -179,10 +176,7 @@ describe('WalCheckpoints', () => {
       await cp.tick();
       expect(cp.counts.copied).toBe(1);
       expect((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(3);
-    } finally {
-      await cp.close();
-      db.close();
-    }
+    });
   });
 
   it('does nothing until the WAL exists, and nothing once closed', async () => {

@@ -50,8 +50,9 @@ export interface CheckpointResult {
 export interface WalCheckpointsOptions {
   /**
    * how often a cycle may start (0: no timer, the tests call `tick`). Each guarded copy writes the
-   * pages changed since the last one, on the loop: every 100 ms a turn's p99 rose ~1 ms for the same
-   * p99.9; every 500 ms the syncs grew long enough to show again (docs/architecture.md).
+   * pages changed since the last one, on the loop: with the copy still syncing, every 100 ms a turn's
+   * p99 rose ~1 ms for a lower p99.9, and every 500 ms the syncs grew long enough to show again
+   * (docs/architecture.md).
    */
   everyMs?: number;
   /** the WAL's length, in frames, at which a cycle ends with a full checkpoint */
