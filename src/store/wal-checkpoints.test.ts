@@ -149,7 +149,7 @@ describe('WalCheckpoints', () => {
       // every frame copied: a guard that begins now reads the database alone and pins nothing
       db.pragma('wal_checkpoint(PASSIVE)');
       // a row a turn, only while the guard's transaction is open (during the WAL's sync)
-      const guard = () => (cp as unknown as { guard: SqliteDatabase.Database | null }).guard;
+      const guard = () => (cp as unknown as { guard: { db: SqliteDatabase.Database } | null }).guard?.db;
       const w = writer(put, 1, () => guard()?.inTransaction === true);
       try {
         await cp.tick();

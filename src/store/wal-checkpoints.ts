@@ -64,8 +64,8 @@ export class WalCheckpoints {
   private shmFd: number | null = null;
   private dbFd: number | null = null;
   private readonly shm = Buffer.alloc(100);
-  private guard: SqliteDatabase.Database | null = null;
-  private begin: SqliteDatabase.Statement | null = null;
+  /** the guard's connection and the read that begins its transaction */
+  private guard: { db: SqliteDatabase.Database; read: SqliteDatabase.Statement } | null = null;
   private busy: Promise<void> | null = null;
   private last = '';
   private closed = false;
@@ -113,9 +113,9 @@ export class WalCheckpoints {
       if (mark === this.last || this.closed) return;
       const guard = this.openGuard();
       const before = this.walIndex();
-      guard.exec('BEGIN');
+      guard.db.exec('BEGIN');
       try {
-        (this.begin as SqliteDatabase.Statement).get();
+        guard.read.get();
         const at = this.walIndex();
         // the guard holds a read mark at most `at.frames` only when some frame was not copied yet
         // (else it reads the database alone and holds nothing back); unchanged since `before`, no
@@ -133,7 +133,7 @@ export class WalCheckpoints {
           this.counts.copied++;
         }
       } finally {
-        guard.exec('COMMIT');
+        guard.db.exec('COMMIT');
       }
       if (!this.closed && this.walIndex().frames >= this.restartAt) {
         const r = this.checkpoint();
@@ -158,8 +158,8 @@ export class WalCheckpoints {
   }
 
   /**
-   * The guarded copy: a PASSIVE checkpoint without its syncs (`synchronous = OFF` around it, the
-   * connection's level put back after). It copies no frame past the guard's mark, all of them
+   * The guarded copy: `checkpoint` without its syncs (`synchronous = OFF` around it, the
+   * connection's level put back after; SQLite refuses to change it inside a transaction). It copies no frame past the guard's mark, all of them
    * synced by the cycle already, and the WAL cannot restart before the guard's transaction closes,
    * after the database is synced.
    */
@@ -168,7 +168,7 @@ export class WalCheckpoints {
     const level = Number(this.main.pragma('synchronous', { simple: true }));
     this.main.pragma('synchronous = OFF');
     try {
-      return (this.main.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0] ?? null;
+      return this.checkpoint();
     } finally {
       this.main.pragma(`synchronous = ${level}`);
     }
@@ -180,15 +180,14 @@ export class WalCheckpoints {
     return (this.main.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0] ?? null;
   }
 
-  private openGuard(): SqliteDatabase.Database {
+  private openGuard(): { db: SqliteDatabase.Database; read: SqliteDatabase.Statement } {
     if (this.guard !== null) return this.guard;
-    const g = new SqliteDatabase(this.file, { fileMustExist: true });
+    const db = new SqliteDatabase(this.file, { fileMustExist: true });
     // the guard runs on the event loop: it never waits for a lock (a busy moment skips a cycle)
-    g.pragma('busy_timeout = 0');
-    g.pragma('cache_size = -64');
-    this.begin = g.prepare('SELECT count(*) FROM sqlite_schema');
-    this.guard = g;
-    return g;
+    db.pragma('busy_timeout = 0');
+    db.pragma('cache_size = -64');
+    this.guard = { db, read: db.prepare('SELECT count(*) FROM sqlite_schema') };
+    return this.guard;
   }
 
   /** Stops the timer and closes the guard and the files once a cycle under way has finished. */
@@ -196,7 +195,7 @@ export class WalCheckpoints {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     await this.busy;
-    this.guard?.close();
+    this.guard?.db.close();
     this.guard = null;
     const fds = [this.walFd, this.shmFd, this.dbFd];
     this.walFd = null;
