@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, PG_URL, type TestDatabase } from '../../../test/helpers/databases.js';
 import { openStore, type Store } from '../index.js';
 import type { CollectionRef, CollectionResult } from './collections.js';
+import { CreateBatcher } from './pg-creates.js';
 import type { PostgresHot } from './postgres.js';
 
 describe.runIf(PG_URL)('the batch of creates on PostgreSQL', () => {
@@ -268,6 +269,35 @@ describe.runIf(PG_URL)('the batch of creates on PostgreSQL', () => {
     expect(ids(await store.hot.collection(ref, { op: 'list' }))).toEqual(['o1', 'o2', 'o3']);
     expect(await last(ref)).toBe(4);
   });
+  it('creates sent as a batch is answered wait for as many as it answered, then go as one batch', async () => {
+    const refs = await Promise.all(Array.from({ length: 8 }, (_, i) => session(`gather-${i}`)));
+    // a wait long enough that only the count ends it here (its timer ends it below)
+    const creates = new CreateBatcher(pool, { gatherMs: 2_000 });
+    const create = (ref: CollectionRef) => creates.create(ref, { op: 'create', item: { name: ref.session } });
+    await Promise.all(refs.map(create));
+    expect([creates.batches, creates.batched]).toEqual([1, 8]);
+    // the eight clients answered send again, one a turn, as answers come back over their sockets:
+    // without the wait the first would go alone
+    const again: Promise<CollectionResult>[] = [];
+    for (const ref of refs) {
+      again.push(create(ref));
+      await new Promise((r) => setImmediate(r));
+    }
+    expect((await Promise.all(again)).every((r) => r.kind === 'item' && r.created)).toBe(true);
+    expect([creates.batches, creates.batched]).toEqual([2, 16]);
+    for (const ref of refs) expect(await run(ref, { op: 'count' })).toEqual({ kind: 'count', count: 2 });
+  });
+
+  it('a lone create after a batch goes once the wait is over', async () => {
+    const refs = await Promise.all(Array.from({ length: 4 }, (_, i) => session(`lone-${i}`)));
+    const creates = new CreateBatcher(pool, { gatherMs: 5 });
+    const create = (ref: CollectionRef) => creates.create(ref, { op: 'create', item: { name: ref.session } });
+    await Promise.all(refs.map(create));
+    expect(await create(refs[0])).toMatchObject({ kind: 'item', created: true });
+    expect([creates.batches, creates.batched]).toEqual([2, 5]);
+    expect(await run(refs[0], { op: 'count' })).toEqual({ kind: 'count', count: 2 });
+  });
+
   it('a database from before migration 0017 gets the last position of every session', async () => {
     const ref = { ...(await collection()), session: 'before' };
     const empty = { ...ref, session: 'empty' };
