@@ -61,8 +61,8 @@ const IN_FLIGHT = 2;
 
 /**
  * How long after a batch ends the next one waits for as many creates as it answered: S8-pg (two
- * processes, 25 clients each) read 12.1k creates a second at 25 a batch with it, 10.3k at 12.5
- * without (bench/README.md); a lone create after a batch waits this long at most.
+ * processes, 25 clients each) read 11.9–12.4k creates a second at 25 a batch with it, 10.6–10.9k at
+ * 12.5 without (bench/README.md); a lone create after a batch waits this long at most.
  */
 const GATHER_MS = 1;
 
