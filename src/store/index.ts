@@ -21,7 +21,7 @@ import { Contracts } from './contracts.js';
 import { StoreCore } from './core.js';
 import { type DialectCaps, POSTGRES, SQLITE } from './dialect.js';
 import { Endpoints } from './endpoints.js';
-import type { HotState } from './hot/hot-state.js';
+import type { HotState, ProblemReport } from './hot/hot-state.js';
 import { PostgresHot } from './hot/postgres.js';
 import { SqliteHot } from './hot/sqlite.js';
 import { LogEntries } from './log-entries.js';
@@ -61,7 +61,8 @@ export class Store extends EventEmitter {
   constructor(
     readonly db: Kysely<Database>,
     readonly dialect: DialectCaps,
-    private readonly makeHot: () => HotState,
+    /** makes the hot state, handing it how to report a failure it recovers from (`'problem'`) */
+    private readonly makeHot: (report: ProblemReport) => HotState,
     /** the pg pool (PostgreSQL only), for LISTEN/NOTIFY */
     readonly pgPool: pg.Pool | null = null,
     /** what else closes with the store, before the database */
@@ -87,7 +88,7 @@ export class Store extends EventEmitter {
 
   /** The mock hot path's state (made once the schema is up to date: its statements are prepared). */
   get hot(): HotState {
-    this.hotState ??= this.makeHot();
+    this.hotState ??= this.makeHot((where, err) => this.emit('problem', where, err));
     return this.hotState;
   }
 
@@ -134,7 +135,13 @@ function openSqlite(file: string): Store {
   sqlite.pragma(`wal_autocheckpoint = ${4 * WAL_RESTART_AT}`);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   const checkpoints = file === ':memory:' ? null : new WalCheckpoints(sqlite, file, { restartAt: WAL_RESTART_AT });
-  return new Store(db, SQLITE, () => new SqliteHot(sqlite), null, checkpoints ? () => checkpoints.close() : null);
+  return new Store(
+    db,
+    SQLITE,
+    (report) => new SqliteHot(sqlite, report),
+    null,
+    checkpoints ? () => checkpoints.close() : null,
+  );
 }
 
 async function openPostgres(url: string): Promise<Store> {

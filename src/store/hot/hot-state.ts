@@ -4,3 +4,9 @@
  * is the runtime's port (src/runtime/ports.ts): the store implements what the runtime declares.
  */
 export type { HotState, LogRow, StorageOwner, StorageWrite } from '../../runtime/ports.js';
+
+/**
+ * How the hot state reports a failure it recovers from by itself (nothing lost, nothing answered
+ * wrong), so the process can log it: the store emits it as `'problem'` (server.ts logs a warning).
+ */
+export type ProblemReport = (where: string, err: unknown) => void;

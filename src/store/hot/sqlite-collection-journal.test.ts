@@ -117,15 +117,19 @@ describe('the collection creates’ journal on SQLite', () => {
     }
   });
 
-  it('answers every create while a merge fails, and merges at a later commit once it can', async () => {
+  it('answers every create while a merge fails, reports the failure, and merges at a later commit once it can', async () => {
     const ref = await setup();
     const exec = (sql: string) => onFile((d) => d.exec(sql));
+    const problems: [string, string][] = [];
+    store.on('problem', (where: string, err: Error) => problems.push([where, err.message]));
     await run(ref, { op: 'list' }); // the session's copy of the seed, made before inserts fail
     // every insert into the items fails while this trigger is there (a merge is such an insert)
     exec(`CREATE TRIGGER items_refused BEFORE INSERT ON collection_items BEGIN SELECT RAISE(ABORT, 'refused'); END`);
     const made = await fresh(ref, 'a', MERGE_AT + 20);
     expect(made.every((id) => /^[0-9a-f-]{36}$/.test(id))).toBe(true);
     expect(journal()).toBe(MERGE_AT + 20);
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems[0]).toEqual(['merging the collection creates’ journal', 'refused']);
     exec('DROP TRIGGER items_refused');
     // merged at the next commit: the trigger's drop is another connection's commit, so the copy is
     // read from its row again, its part merged first; the new create waits in the journal

@@ -28,7 +28,7 @@ import {
   settleHitGroup,
   type Waiter,
 } from './group-commit.js';
-import type { HotState, LogRow, StorageOwner, StorageWrite } from './hot-state.js';
+import type { HotState, LogRow, ProblemReport, StorageOwner, StorageWrite } from './hot-state.js';
 import { SqliteCollections } from './sqlite-collections.js';
 import { HIT_UPSERT, LOG_ROW, PROJECT_EXISTS, type StorageKind, storageStatements } from './statements.js';
 import { applyStorageWrites } from './storage-writes.js';
@@ -80,7 +80,10 @@ export class SqliteHot implements HotState {
   private readonly collections: SqliteCollections;
   readonly appendLog: (rows: LogRow[]) => void;
 
-  constructor(private readonly db: SqliteDatabase.Database) {
+  constructor(
+    private readonly db: SqliteDatabase.Database,
+    private readonly report: ProblemReport = () => {},
+  ) {
     this.hitStmt = db.prepare(HIT_UPSERT);
     const prepare = (kind: StorageKind): StorageStatements => {
       const t = storageStatements(kind);
@@ -215,9 +218,10 @@ export class SqliteHot implements HotState {
     if (k < 0) return;
     try {
       this.tx(() => this.collections.mergePart(k));
-    } catch {
+    } catch (err) {
       // left for the next commit
       this.collections.forgetCopies();
+      this.report('merging the collection creates’ journal', err);
     }
   }
 
