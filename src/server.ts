@@ -25,6 +25,7 @@ import { configureRedaction } from './runtime/request-log-entry.js';
 import { endStreams, streamsStopped } from './runtime/stream.js';
 import { createWsHandler } from './runtime/ws/handler.js';
 import { SocketHub } from './runtime/ws/hub.js';
+import { onceAWhile } from './shared/once-a-while.js';
 import { ChangeFeed } from './store/change-feed.js';
 import { openStore, type Store } from './store/index.js';
 
@@ -108,8 +109,12 @@ export async function startServer(config: Config, logger?: Logger, opts: StartOp
   configureParser({ timeoutMs: config.importTimeoutMs, nice: config.importNice });
   configureRedaction(config.redactHeaders);
   const store = await openStore(config.databaseUrl);
-  // a failure the store recovers from by itself (a merge left for a later commit): logged, not thrown
-  store.on('problem', (where: string, err: unknown) => log.warn({ err }, `store: ${where} failed; retried later`));
+  // a failure the store recovers from by itself (a merge left for a later commit): logged, not
+  // thrown, at most once a minute for each kind (one that persists would fail at every commit)
+  store.on(
+    'problem',
+    onceAWhile((where, err, leftOut) => log.warn({ err, leftOut }, `store: ${where} failed; retried later`), 60_000),
+  );
   // one bound for every outbound request of this process (actions and the fallback proxy)
   const egress = limitEgress(createEgress({ allowTargets: config.allowTargets }), config.maxEgressInFlight);
   const requestLog = new RequestLog(store, log, {
