@@ -59,13 +59,18 @@ export interface WalCheckpointsOptions {
   restartAt?: number;
 }
 
+/** The guard's connection and the read that begins its transaction. */
+interface Guard {
+  readonly db: SqliteDatabase.Database;
+  readonly read: SqliteDatabase.Statement;
+}
+
 export class WalCheckpoints {
   private walFd: number | null = null;
   private shmFd: number | null = null;
   private dbFd: number | null = null;
   private readonly shm = Buffer.alloc(100);
-  /** the guard's connection and the read that begins its transaction */
-  private guard: { db: SqliteDatabase.Database; read: SqliteDatabase.Statement } | null = null;
+  private guard: Guard | null = null;
   private busy: Promise<void> | null = null;
   private last = '';
   private closed = false;
@@ -159,9 +164,9 @@ export class WalCheckpoints {
 
   /**
    * The guarded copy: `checkpoint` without its syncs (`synchronous = OFF` around it, the
-   * connection's level put back after; SQLite refuses to change it inside a transaction). It copies no frame past the guard's mark, all of them
-   * synced by the cycle already, and the WAL cannot restart before the guard's transaction closes,
-   * after the database is synced.
+   * connection's level put back after; SQLite refuses to change it inside a transaction). It copies
+   * no frame past the guard's mark, all of them synced by the cycle already, and the WAL cannot
+   * restart before the guard's transaction closes, after the database is synced.
    */
   private copy(): CheckpointResult | null {
     if (this.main.inTransaction || !this.main.open) return null;
@@ -180,7 +185,7 @@ export class WalCheckpoints {
     return (this.main.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0] ?? null;
   }
 
-  private openGuard(): { db: SqliteDatabase.Database; read: SqliteDatabase.Statement } {
+  private openGuard(): Guard {
     if (this.guard !== null) return this.guard;
     const db = new SqliteDatabase(this.file, { fileMustExist: true });
     // the guard runs on the event loop: it never waits for a lock (a busy moment skips a cycle)

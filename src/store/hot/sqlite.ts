@@ -82,7 +82,7 @@ export class SqliteHot implements HotState {
 
   constructor(
     private readonly db: SqliteDatabase.Database,
-    private readonly report: ProblemReport = () => {},
+    private readonly report: ProblemReport,
   ) {
     this.hitStmt = db.prepare(HIT_UPSERT);
     const prepare = (kind: StorageKind): StorageStatements => {
