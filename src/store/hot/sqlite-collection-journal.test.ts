@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { itemId, listedIds, sqliteStores, TWO_ITEMS } from '../../../test/helpers/sqlite-stores.js';
 import { itemsCollection } from '../../../test/helpers/store-records.js';
-import { seedBase } from '../../domain/collections.js';
+import { COLLECTION_CAPS, seedBase } from '../../domain/collections.js';
 import type { Store } from '../index.js';
 import { journalTable, journalTrigger, SQLITE_PENDING } from '../migrations/sqlite-pending.js';
 import type { CollectionCommand, CollectionRef, CollectionResult } from './collections.js';
@@ -130,12 +130,19 @@ describe('the collection creates’ journal on SQLite', () => {
     expect(journal()).toBe(MERGE_AT + 20);
     expect(problems.length).toBeGreaterThan(0);
     expect(problems[0]).toEqual(['merging the collection creates’ journal', 'refused']);
+    // the failed merge dropped the known copies: read from its row again, the copy counts its
+    // journal rows rather than merge them, so its creates and its count still answer
+    const during = await fresh(ref, 'a', 5);
+    expect(await run(ref, { op: 'count' })).toEqual({ kind: 'count', count: 2 + MERGE_AT + 25 });
+    expect(journal()).toBe(MERGE_AT + 25);
+    // a list needs the rows: it merges first, and fails with the merge
+    await expect(run(ref, { op: 'list' })).rejects.toThrow('refused');
     exec('DROP TRIGGER items_refused');
-    // merged at the next commit: the trigger's drop is another connection's commit, so the copy is
-    // read from its row again, its part merged first; the new create waits in the journal
+    // merged at the next commit (the part is due), the new create with the rest
     const more = await fresh(ref, 'a', 1);
-    expect([journal(), items()]).toEqual([1, 2 + MERGE_AT + 20]);
-    expect(ids(await run(ref, { op: 'list' }))).toEqual(['s1', 's2', ...made, ...more]);
+    expect([journal(), items()]).toEqual([0, 2 + MERGE_AT + 26]);
+    expect(ids(await run(ref, { op: 'list' }))).toEqual(['s1', 's2', ...made, ...during, ...more]);
+    expect(counted('a')).toMatchObject({ items: 2 + MERGE_AT + 26, last_ord: 2 + MERGE_AT + 26 });
   });
 
   it('takes a copy’s journal rows along when the copy is reset, forgotten or its collection deleted', async () => {
@@ -173,15 +180,37 @@ describe('the collection creates’ journal on SQLite', () => {
     const list = await run(ref, { op: 'list' });
     expect(ids(list).slice(3)).toEqual(made);
     expect(counted('a')).toEqual({ items: 7, bytes: bytesOf(list), last_ord: 7 });
-    // after a restart the copy is read from its row, its part merged first
+    // after a restart the copy is read from its row, and what its part holds of it counted (not merged)
     const more = await fresh(ref, 'a', 2);
+    // and only what is the copy's: sessions whose copies share its part wait there too
+    for (const s of ['e0', 'e1', 'e2', 'e3']) await fresh(ref, s, 3);
+    expect(part(copyOf('a') % PARTS)).toBe(2 + 3);
     await file.close(store);
     store = await open();
     expect(await run(ref, { op: 'count' })).toEqual({ kind: 'count', count: 9 });
-    expect(pending('a')).toBe(0);
+    expect(pending('a')).toBe(2);
     const after = await run(ref, { op: 'list' });
+    expect(pending('a')).toBe(0);
     expect(ids(after).slice(7)).toEqual(more);
     expect(counted('a')).toEqual({ items: 9, bytes: bytesOf(after), last_ord: 9 });
+  });
+
+  it('counts the bytes of a copy’s journal rows toward the session’s cap when it reads the copy again', async () => {
+    const ref = await setup();
+    const item = { pad: 'x'.repeat(60_000) };
+    const size = Buffer.byteLength(JSON.stringify({ ...item, id: '00000000-0000-0000-0000-000000000000' }));
+    // as many as fit under the cap, each waiting in the journal (fewer than a merge's rows)
+    const fit = Math.floor((COLLECTION_CAPS.sessionBytes - 200) / size);
+    expect(fit).toBeLessThan(MERGE_AT);
+    for (let i = 0; i < fit; i += 20) {
+      const n = Math.min(20, fit - i);
+      await Promise.all(Array.from({ length: n }, () => run({ ...ref, session: 'a' }, { op: 'create', item })));
+    }
+    expect(pending('a')).toBe(fit);
+    await file.close(store);
+    store = await open();
+    expect(await run({ ...ref, session: 'a' }, { op: 'create', item })).toMatchObject({ kind: 'too_large' });
+    expect(await run({ ...ref, session: 'a' }, { op: 'count' })).toEqual({ kind: 'count', count: fit + 2 });
   });
 
   it('merges a journal its copies’ rows counted (migration 0021) when migration 0022 runs', async () => {

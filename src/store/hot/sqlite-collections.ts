@@ -12,9 +12,9 @@
  * copy has some there. Merging a part whole, sorted by copy, writes each session's part of the key
  * once for many creates. A copy's row counts only its items out of the journal (migration 0022): a
  * create writes its journal row alone, and a merge adds its rows to their copies' counts and last
- * positions, so a copy's row is read only from a part that holds none (a part with rows is merged
- * first). A copy's row deleted takes its journal rows along (a trigger), as its items go with it
- * (ON DELETE CASCADE). Everything is in the database, so a restart or another process on the same
+ * positions, so a copy read from its row adds what its part holds of it (counted, not merged: its
+ * creates go on while merges fail). A copy's row deleted takes its journal rows along (a trigger), as
+ * its items go with it (ON DELETE CASCADE). Everything is in the database, so a restart or another process on the same
  * file sees every create; the parts' row counts kept here (read again from the database whenever what
  * is known is dropped) decide when to merge.
  *
@@ -50,6 +50,8 @@ const journal = (k: number) => {
   return {
     add: `INSERT INTO ${t} (copy, item_id, ord, data) VALUES (?, ?, ?, ?)`,
     rows: `SELECT COUNT(*) FROM ${t}`,
+    // what the part holds of one copy (a scan: the part has no index, and holds ~MERGE_AT rows)
+    copyRows: `SELECT COUNT(*), COALESCE(SUM(LENGTH(CAST(data AS BLOB))), 0), COALESCE(MAX(ord), 0) FROM ${t} WHERE copy = ?`,
     // the copies' counts first (what the part holds of each), then the rows, sorted by the items'
     // key; a journal row's id was made here (a version-7 uuid), so none is taken: DO NOTHING only keeps
     // a merge from failing for good. Bytes as Buffer.byteLength counts them: the text's UTF-8.
@@ -120,7 +122,10 @@ export class SqliteCollections {
     this.s = prepare(SQLITE_COLLECTION);
     this.s.session.raw(true);
     this.parts = Array.from({ length: PARTS }, (_, k) => prepare(journal(k)));
-    for (const p of this.parts) p.rows.pluck(true);
+    for (const p of this.parts) {
+      p.rows.pluck(true);
+      p.copyRows.raw(true);
+    }
     this.journalRows = this.parts.map(() => 0);
     this.countJournal();
     this.merges = this.parts.map(() => 0);
@@ -227,20 +232,26 @@ export class SqliteCollections {
         let found = this.known(key);
         if (found === undefined) {
           // an array (the statement is raw): better-sqlite3 builds a row object a property at a time
-          const read = () =>
-            c.session.get(ref.projectId, ref.name, ref.session) as
-              | [id: number, t: number, base: number, items: number, bytes: number, last: number]
-              | undefined;
-          let row = read();
+          const row = c.session.get(ref.projectId, ref.name, ref.session) as
+            | [id: number, t: number, base: number, items: number, bytes: number, last: number]
+            | undefined;
           if (row === undefined) return null;
-          const part = Number(row[0]) % PARTS;
-          if (this.journalRows[part] > 0) {
-            // the row counts only what is out of the journal: its part merged, it counts everything
-            this.mergePart(part);
-            row = read() as NonNullable<typeof row>;
-          }
           const [id, touched, base, items, bytes, last] = row.map(Number);
-          found = { id, touched, base, items, bytes, last, pending: 0, merges: this.merges[part] };
+          const part = id % PARTS;
+          // the row counts only what is out of the journal: what its part holds of the copy is added
+          // (counted, not merged, so that a create goes on while merges fail: sqlite.ts, mergeIfDue)
+          const [n, b, m] =
+            this.journalRows[part] > 0 ? (this.parts[part].copyRows.get(id) as number[]).map(Number) : [0, 0, 0];
+          found = {
+            id,
+            touched,
+            base,
+            items: items + n,
+            bytes: bytes + b,
+            last: Math.max(last, m),
+            pending: n,
+            merges: this.merges[part],
+          };
           this.remember(key, found);
         }
         k = found;
