@@ -34,7 +34,7 @@ import { Rules } from './rules.js';
 import type { Database } from './schema.js';
 import { Storage } from './storage.js';
 import { Users } from './users.js';
-import { WalCheckpoints } from './wal-checkpoints.js';
+import { WalCheckpoints, type WalCheckpointsOptions } from './wal-checkpoints.js';
 
 /** The WAL's length, in pages, at which the checkpoints' cycle copies all of it (wal-checkpoints.ts). */
 const WAL_RESTART_AT = 4000;
@@ -115,7 +115,10 @@ export class Store extends EventEmitter {
   }
 }
 
-function openSqlite(file: string): Store {
+/** What the tests may set of the store's SQLite checkpoints (wal-checkpoints.ts): how files are synced. */
+export type StoreOptions = { checkpoints?: Pick<WalCheckpointsOptions, 'sync'> };
+
+function openSqlite(file: string, opts: StoreOptions): Store {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma('journal_mode = WAL');
@@ -134,14 +137,20 @@ function openSqlite(file: string): Store {
   // Since the creates' journal (0021) a create writes ~1 KB of WAL (docs/architecture.md).
   sqlite.pragma(`wal_autocheckpoint = ${4 * WAL_RESTART_AT}`);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  const checkpoints = file === ':memory:' ? null : new WalCheckpoints(sqlite, file, { restartAt: WAL_RESTART_AT });
-  return new Store(
+  let store: Store | null = null;
+  const report: ProblemReport = (where, err) => store?.emit('problem', where, err);
+  const checkpoints =
+    file === ':memory:'
+      ? null
+      : new WalCheckpoints(sqlite, file, { ...opts.checkpoints, restartAt: WAL_RESTART_AT, report });
+  store = new Store(
     db,
     SQLITE,
-    (report) => new SqliteHot(sqlite, report),
+    (hotReport) => new SqliteHot(sqlite, hotReport),
     null,
     checkpoints ? () => checkpoints.close() : null,
   );
+  return store;
 }
 
 async function openPostgres(url: string): Promise<Store> {
@@ -176,8 +185,8 @@ async function openPostgres(url: string): Promise<Store> {
  * Opens the database named by `url` (`sqlite:<file>`, `sqlite::memory:`, `postgres://…`), brings
  * its schema up to date, and gives projects made before mock hosts their slug.
  */
-export async function openStore(url: string): Promise<Store> {
-  const store = url.startsWith('sqlite:') ? openSqlite(url.slice('sqlite:'.length)) : await openPostgres(url);
+export async function openStore(url: string, opts: StoreOptions = {}): Promise<Store> {
+  const store = url.startsWith('sqlite:') ? openSqlite(url.slice('sqlite:'.length), opts) : await openPostgres(url);
   try {
     await migrate(store.db as unknown as Kysely<unknown>, store.dialect);
     await store.projects.backfillSlugs();

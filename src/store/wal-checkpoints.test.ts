@@ -10,7 +10,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from './index.js';
-import { WalCheckpoints, type WalCheckpointsOptions } from './wal-checkpoints.js';
+import { CYCLE_FAILED, WalCheckpoints, type WalCheckpointsOptions } from './wal-checkpoints.js';
 
 const dirs: string[] = [];
 const tmp = () => {
@@ -80,6 +80,22 @@ function walFrames(file: string): number {
   const b = fs.readFileSync(`${file}-shm`).subarray(0, 48);
   return b.readUInt32LE(16);
 }
+
+/** A sync that fails (EIO) for the files named in `on`; `synced` lists the files it was asked to sync. */
+function faults() {
+  const on = new Set<'wal' | 'database'>();
+  const synced: string[] = [];
+  const sync = (fd: number) => {
+    const which = fs.readlinkSync(`/proc/self/fd/${fd}`).endsWith('-wal') ? 'wal' : 'database';
+    synced.push(which);
+    if (on.has(which)) return Promise.reject(Object.assign(new Error(`EIO: the ${which}`), { code: 'EIO' }));
+    return new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+  };
+  return { on, synced, sync };
+}
+
+/** The store's connection a cycle copies on. */
+const db = (cp: WalCheckpoints) => (cp as unknown as { main: SqliteDatabase.Database }).main;
 
 describe('WalCheckpoints', () => {
   it('copies up to its guard while a writer goes on, restarts the WAL once long, and loses no row', async () => {
@@ -194,6 +210,81 @@ describe('WalCheckpoints', () => {
     await cp.tick();
     expect(cp.counts.synced).toBe(1);
     db.close();
+  });
+
+  it('reports a failed sync of the WAL, copies nothing, and syncs and copies at the next cycle', async () => {
+    const problems: [string, string][] = [];
+    const failing = faults();
+    const opts = { report: (where: string, err: unknown) => problems.push([where, (err as Error).message]) };
+    await withCycle({ ...opts, sync: failing.sync }, async ({ file, put, cp }) => {
+      put();
+      failing.on.add('wal');
+      await cp.tick();
+      expect(problems).toEqual([[CYCLE_FAILED, 'EIO: the wal']]);
+      expect(cp.counts).toEqual({ synced: 0, copied: 0, full: 0 });
+      expect(cp.lastCopy).toBeNull();
+      failing.on.clear();
+      // the WAL has not changed since, and is synced again all the same
+      await cp.tick();
+      expect(cp.counts).toEqual({ synced: 1, copied: 1, full: 0 });
+      expect(failing.synced).toEqual(['wal', 'wal', 'database']);
+      expect(walFrames(file)).toBeGreaterThan(0);
+    });
+  });
+
+  it('keeps the WAL from restarting after a failed sync of the database, until a later cycle syncs it', async () => {
+    const problems: string[] = [];
+    const failing = faults();
+    const opts = { report: (where: string, err: unknown) => problems.push(`${where}: ${(err as Error).message}`) };
+    await withCycle({ ...opts, sync: failing.sync }, async ({ file, put, cp }) => {
+      const guard = () => (cp as unknown as { guard: { db: SqliteDatabase.Database } | null }).guard?.db;
+      for (let i = 0; i < 5; i++) put();
+      failing.on.add('database');
+      await cp.tick();
+      expect(problems).toEqual([`${CYCLE_FAILED}: EIO: the database`]);
+      // the copy ran (SQLite counts every frame copied), but the guard's read still pins the WAL:
+      // the next commit appends where a restart would write from the WAL's first frame again
+      expect(cp.lastCopy).toMatchObject({ checkpointed: cp.lastCopy?.log });
+      expect(guard()?.inTransaction).toBe(true);
+      const frames = walFrames(file);
+      put();
+      expect(walFrames(file)).toBeGreaterThan(frames);
+      // failing again: reported again, still held
+      await cp.tick();
+      expect(problems).toHaveLength(2);
+      expect(guard()?.inTransaction).toBe(true);
+      failing.on.clear();
+      const asked = failing.synced.length;
+      await cp.tick();
+      expect(guard()?.inTransaction).toBe(false);
+      expect(cp.counts.copied).toBeGreaterThan(0);
+      // the database first, before the guard lets go
+      expect(failing.synced[asked]).toBe('database');
+      // released: the next commit that finds the WAL copied starts it over
+      db(cp).pragma('wal_checkpoint(PASSIVE)');
+      put();
+      expect(walFrames(file)).toBeLessThan(frames);
+    });
+  });
+
+  it('reports a store’s failed cycle as the store’s problem, and the store answers on', async () => {
+    const file = path.join(tmp(), 'f.db');
+    const failing = faults();
+    failing.on.add('wal');
+    const store = await openStore(`sqlite:${file}`, { checkpoints: { sync: failing.sync } });
+    const problems: [string, string][] = [];
+    store.on('problem', (where: string, err: Error) => problems.push([where, err.message]));
+    try {
+      await store.users.create('wal@example.test', 'h');
+      // the store's own timer runs the cycle
+      await expect.poll(() => problems.length, { timeout: 5000 }).toBeGreaterThan(0);
+      expect(problems[0]).toEqual([CYCLE_FAILED, 'EIO: the wal']);
+      expect(failing.synced).not.toContain('database');
+      await store.users.create('on@example.test', 'h');
+      expect(await store.users.findByEmail('on@example.test')).toMatchObject({ email: 'on@example.test' });
+    } finally {
+      await store.close();
+    }
   });
 
   it('runs with a store on a file and closes with it (no descriptor of its files left)', async () => {

@@ -25,10 +25,16 @@
  * pin the WAL (another connection wrote while the guard began) copies nothing: what survives a
  * crash or a power loss is what did before. The store's connection keeps SQLite's automatic
  * checkpoint at a multiple of `restartAt` as a backstop (store/index.ts).
+ *
+ * A cycle that fails is reported (`report`: the store's `'problem'`, a warning in the server's log)
+ * and changes nothing: a failed WAL sync leaves the WAL to be synced again by the next cycle, and a
+ * failed database sync keeps the guard's transaction open — the WAL cannot restart over frames the
+ * database may not hold — until a later cycle's sync of the database succeeds.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import SqliteDatabase from 'better-sqlite3';
+import type { ProblemReport } from './hot/hot-state.js';
 
 const LE = os.endianness() === 'LE';
 
@@ -57,7 +63,14 @@ export interface WalCheckpointsOptions {
   everyMs?: number;
   /** the WAL's length, in frames, at which a cycle ends with a full checkpoint */
   restartAt?: number;
+  /** hears a cycle that failed (the store's `'problem'`): the cycle copied nothing past what it had synced */
+  report?: ProblemReport;
+  /** how a file is synced (`fs.fdatasync`; the tests make it fail) */
+  sync?: (fd: number) => Promise<void>;
 }
+
+/** What a failed cycle is reported as (the server logs it as a warning, store/index.ts). */
+export const CYCLE_FAILED = 'checkpointing the SQLite WAL';
 
 /** The guard's connection and the read that begins its transaction. */
 interface Guard {
@@ -72,10 +85,14 @@ export class WalCheckpoints {
   private readonly shm = Buffer.alloc(100);
   private guard: Guard | null = null;
   private busy: Promise<void> | null = null;
+  /** the guard's transaction is kept open: a copy's sync of the database failed (see `cycle`) */
+  private held = false;
   private last = '';
   private closed = false;
   private readonly timer: NodeJS.Timeout | null;
   private readonly restartAt: number;
+  private readonly report: ProblemReport;
+  private readonly sync: (fd: number) => Promise<void>;
   /** what the cycles did (read by the tests): WAL syncs, guarded copies, full checkpoints */
   readonly counts = { synced: 0, copied: 0, full: 0 };
   /** the last guarded copy's result and the frames the cycle had synced before it (read by the tests) */
@@ -88,6 +105,8 @@ export class WalCheckpoints {
     opts: WalCheckpointsOptions = {},
   ) {
     this.restartAt = opts.restartAt ?? 4000;
+    this.report = opts.report ?? (() => {});
+    this.sync = opts.sync ?? fdatasync;
     const every = opts.everyMs ?? 250;
     this.timer = every > 0 ? setInterval(() => void this.tick(), every) : null;
     this.timer?.unref();
@@ -110,6 +129,13 @@ export class WalCheckpoints {
       this.shmFd ??= await open(`${this.file}-shm`);
       this.dbFd ??= await open(this.file);
       if (this.walFd === null || this.shmFd === null || this.dbFd === null || this.closed) return;
+      if (this.held) {
+        // the frames the last copy wrote into the database are synced before the WAL may restart
+        await this.sync(this.dbFd);
+        this.held = false;
+        this.guard?.db.exec('COMMIT');
+        this.counts.copied++;
+      }
       const wal = this.walFd;
       const st = await new Promise<fs.Stats>((resolve, reject) =>
         fs.fstat(wal, (err, s) => (err ? reject(err) : resolve(s))),
@@ -126,7 +152,7 @@ export class WalCheckpoints {
         // (else it reads the database alone and holds nothing back); unchanged since `before`, no
         // other connection wrote while it began
         const pinned = at.frames === before.frames && at.copied < at.frames;
-        await fdatasync(wal);
+        await this.sync(wal);
         this.last = mark;
         this.counts.synced++;
         if (!pinned) return;
@@ -134,18 +160,25 @@ export class WalCheckpoints {
         if (r === null) return;
         this.lastCopy = { ...r, synced: at.frames };
         if (r.checkpointed > at.copied) {
-          await fdatasync(this.dbFd);
+          // SQLite marks the frames copied before this sync: until it succeeds, the guard's read
+          // keeps the WAL from restarting (the next cycle syncs again first)
+          this.held = true;
+          await this.sync(this.dbFd);
+          this.held = false;
           this.counts.copied++;
         }
       } finally {
-        guard.db.exec('COMMIT');
+        if (!this.held) guard.db.exec('COMMIT');
       }
       if (!this.closed && this.walIndex().frames >= this.restartAt) {
         const r = this.checkpoint();
         if (r !== null && r.checkpointed === r.log) this.counts.full++;
       }
-    } catch {
-      /* a cycle that fails changes nothing: SQLite's own checkpoint still runs at its mark */
+    } catch (err) {
+      // a cycle that fails copies nothing past what it synced, and the next one starts over (its
+      // WAL unmarked as synced); SQLite's own checkpoint still runs at its mark. A failed sync may
+      // mean the disk lost writes: reported, so the log says so
+      if (!this.closed) this.report(CYCLE_FAILED, err);
     }
   }
 
