@@ -12,7 +12,7 @@ import { itemsCollection } from '../../../test/helpers/store-records.js';
 import type { Store } from '../index.js';
 import { journalTable } from '../migrations/sqlite-pending.js';
 import type { CollectionCommand, CollectionRef } from './collections.js';
-import { PARTS } from './sqlite-collections.js';
+import { KNOWN_COPIES, PARTS } from './sqlite-collections.js';
 
 describe('the collection copies a SQLite store knows', () => {
   const file = sqliteStores();
@@ -134,6 +134,32 @@ describe('the collection copies a SQLite store knows', () => {
     expect(hot().carefulCommits).toBe(careful + 1);
     expect(await run({ op: 'count' })).toEqual({ kind: 'count', count: 8 });
     expect((await state()).ids).toHaveLength(8);
+  });
+
+  it('writes a create once when a later command of its commit broke and the commit ran again', async () => {
+    await known();
+    const careful = hot().carefulCommits;
+    const out = await Promise.allSettled([
+      run({ op: 'create', item: { n: 'kept' } }),
+      // JSON.stringify throws on a BigInt: the commit, the create's journal row still unwritten, rolls back
+      run({ op: 'create', item: { n: 1n } }),
+    ]);
+    expect(out.map((o) => o.status)).toEqual(['fulfilled', 'rejected']);
+    expect(hot().carefulCommits).toBe(careful + 1);
+    expect(journal()).toBe(1);
+    expect(await state()).toMatchObject({ count: 6 });
+    expect((await state()).ids).toHaveLength(6);
+  });
+
+  it('counts a create of its commit in a copy read again after more copies than it keeps', async () => {
+    await known();
+    // one commit: a create in a, enough sessions' creates to drop a from what is known, a again
+    const asked = [run({ op: 'create', item: { n: 'first' } })];
+    for (let i = 0; i < KNOWN_COPIES; i++) asked.push(run({ op: 'create', item: { i } }, `o${i}`));
+    asked.push(run({ op: 'count' }));
+    const out = await Promise.all(asked);
+    expect(out.at(-1)).toEqual({ kind: 'count', count: 6 });
+    expect(await state()).toMatchObject({ count: 6 });
   });
 
   it('counts none of a create that failed, and each of its commit’s others once', async () => {

@@ -187,11 +187,24 @@ export class SqliteHot implements HotState {
         continue;
       }
       try {
-        results.push({ ok: true, value: this.tx(op) });
+        // the op's journal rows written in its own savepoint, so that they go with it if it fails
+        const value = this.tx(() => {
+          const out = op();
+          this.collections.flushJournal();
+          return out;
+        });
+        results.push({ ok: true, value });
       } catch (err) {
         // its savepoint rolled back what it wrote, and the copies it changed are read again
         this.collections.forgetCopies();
         results.push({ ok: false, value: err });
+      }
+    }
+    if (!careful) {
+      try {
+        this.collections.flushJournal();
+      } catch {
+        throw new OpThrew();
       }
     }
     const now = Date.now();
@@ -214,6 +227,8 @@ export class SqliteHot implements HotState {
    * that needs its copy's rows merges them itself) and fails none of the commit's ops.
    */
   private mergeIfDue(): void {
+    // the commit's journal rows first, outside the merge's savepoint (its rollback would take them)
+    this.collections.flushJournal();
     const k = this.collections.partDue;
     if (k < 0) return;
     try {
