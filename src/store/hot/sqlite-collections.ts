@@ -186,7 +186,8 @@ export class SqliteCollections {
       const n = rows.length / 4;
       for (let at = 0; at < n; ) {
         const m = Math.min(ROWS_A_STATEMENT, 2 ** Math.floor(Math.log2(n - at)));
-        this.addOf(k, m).run(m === n ? rows : rows.slice(at * 4, (at + m) * 4));
+        // spread: better-sqlite3 binds arguments faster than an array's elements (read one by one)
+        this.addOf(k, m).run(...(m === n ? rows : rows.slice(at * 4, (at + m) * 4)));
         at += m;
       }
     } finally {
