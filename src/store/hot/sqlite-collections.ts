@@ -3,7 +3,8 @@
  * inside the group commit's transaction (sqlite.ts).
  *
  * A create whose id was made here (a version-7 uuid, so no row can hold it) goes to an append-only
- * journal first (migration 0021): row id tables without an index, in PARTS parts by copy
+ * journal first (migration 0021; its row kept in memory until the commit's commands end, then written
+ * with the commit's others in multi-row inserts): row id tables without an index, in PARTS parts by copy
  * (`collection_pending_<copy % PARTS>`), so a commit of S8's ~50 creates over 50 sessions writes the
  * parts' last pages where the items' key B-tree took a leaf and its neighbours for each session it
  * touched (docs/architecture.md, "The creates' journal"). A part is merged into `collection_items` in
@@ -14,9 +15,9 @@
  * create writes its journal row alone, and a merge adds its rows to their copies' counts and last
  * positions, so a copy read from its row adds what its part holds of it (counted, not merged: its
  * creates go on while merges fail). A copy's row deleted takes its journal rows along (a trigger), as
- * its items go with it (ON DELETE CASCADE). Everything is in the database, so a restart or another process on the same
- * file sees every create; the parts' row counts kept here (read again from the database whenever what
- * is known is dropped) decide when to merge.
+ * its items go with it (ON DELETE CASCADE). Everything is in the database once committed, so a
+ * restart or another process on the same file sees every create; the parts' row counts kept here
+ * (read again from the database whenever what is known is dropped) decide when to merge.
  *
  * Each copy's row is read by its text key once and then **known** here (`copies`): every later command
  * of the session takes its id, counts and positions from memory, and each write to the row updates
@@ -204,7 +205,7 @@ export class SqliteCollections {
     return add;
   }
 
-  /** Each part's rows, from the database; a part it cannot count is taken to hold some (so it is merged before a copy of it is read). */
+  /** Each part's rows, from the database; a part it cannot count is taken to hold some (so a copy of it read again counts its rows there). */
   private countJournal(): void {
     for (let k = 0; k < PARTS; k++) {
       try {
