@@ -137,19 +137,22 @@ function openSqlite(file: string, opts: StoreOptions): Store {
   // Since the creates' journal (0021) a create writes ~1 KB of WAL (docs/architecture.md).
   sqlite.pragma(`wal_autocheckpoint = ${4 * WAL_RESTART_AT}`);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  let store: Store | null = null;
-  const report: ProblemReport = (where, err) => store?.emit('problem', where, err);
-  const checkpoints =
-    file === ':memory:'
-      ? null
-      : new WalCheckpoints(sqlite, file, { ...opts.checkpoints, restartAt: WAL_RESTART_AT, report });
-  store = new Store(
+  const memory = file === ':memory:';
+  // the checkpoints report through the store, which closes them
+  const store: Store = new Store(
     db,
     SQLITE,
-    (hotReport) => new SqliteHot(sqlite, hotReport),
+    (report) => new SqliteHot(sqlite, report),
     null,
-    checkpoints ? () => checkpoints.close() : null,
+    memory ? null : () => checkpoints?.close() ?? Promise.resolve(),
   );
+  const checkpoints = memory
+    ? null
+    : new WalCheckpoints(sqlite, file, {
+        ...opts.checkpoints,
+        restartAt: WAL_RESTART_AT,
+        report: (where, err) => store.emit('problem', where, err),
+      });
   return store;
 }
 
