@@ -131,6 +131,12 @@ function openSqlite(file: string, opts: StoreOptions): Store {
   // in-memory hot state, so the cache serves writes and rare reads, and pages it drops stay in the
   // OS page cache. A large store filled the 16 MiB with pages malloc'd on the main heap (deploy.md).
   sqlite.pragma('cache_size = -2000');
+  // A merge of the creates' journal runs in a savepoint (hot/sqlite.ts), which keeps a copy of each
+  // page it changes: past 64 KiB SQLite spilled those to a temporary file, a third of what a create
+  // wrote (store-creates.mjs: 2.6 -> 1.8 KB and ~0.4 µs a create). Kept in memory, as any sort that
+  // outgrows the page cache: the largest is a merge's, held under MERGE_CHARS (docs/architecture.md).
+  // Set before the hot state's temporary trigger (a change of it drops temporary objects).
+  sqlite.pragma('temp_store = MEMORY');
   // Checkpoints run beside the commits, their syncs off the event loop (wal-checkpoints.ts): a WAL
   // of 4000 pages is copied into the database by the cycle there, and SQLite's own checkpoint (run by
   // the commit that crosses its mark, syncs and all) is left as the backstop at four times that.

@@ -6,6 +6,7 @@
  * journal holds, every command answers as if the items were written at once; the journal survives a
  * restart, is seen by a second store on the same file, and goes with its copy.
  */
+import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { itemId, listedIds, sqliteStores, TWO_ITEMS } from '../../../test/helpers/sqlite-stores.js';
 import { itemsCollection } from '../../../test/helpers/store-records.js';
@@ -211,6 +212,44 @@ describe('the collection creates’ journal on SQLite', () => {
     store = await open();
     expect(await run({ ...ref, session: 'a' }, { op: 'create', item })).toMatchObject({ kind: 'too_large' });
     expect(await run({ ...ref, session: 'a' }, { op: 'count' })).toEqual({ kind: 'count', count: fit + 2 });
+  });
+
+  it('keeps what a merge’s savepoint copies of the pages it changes in memory, never in a temporary file', async () => {
+    const ref = await setup();
+    // 160 sessions, each with 60 items merged, then 3 more in the journal: a merge of a part
+    // changes a page or more of the items' key for each of its ~40 sessions (> 64 KiB, where
+    // SQLite spills a savepoint's copies to a file unless temporary files are kept in memory)
+    const sessions = Array.from({ length: 160 }, (_, i) => `t${i}`);
+    for (const s of sessions) await fresh(ref, s, 60);
+    for (const s of sessions) await run({ ...ref, session: s }, { op: 'list' });
+    for (const s of sessions) await fresh(ref, s, 3);
+    const k = copyOf('t0') % PARTS;
+    expect(part(k)).toBeGreaterThanOrEqual(40 * 3);
+    /** write calls of this thread (SQLite runs on it: better-sqlite3 is synchronous) */
+    const writes = () => Number(/syscw: (\d+)/.exec(fs.readFileSync('/proc/thread-self/io', 'utf8'))?.[1]);
+    const merge = `INSERT INTO collection_items (copy, item_id, ord, data)
+      SELECT copy, item_id, ord, data FROM ${journalTable(k)} ORDER BY copy, item_id`;
+    // the same merge on a connection of SQLite's defaults writes its copies to a file (rolled back)
+    const spilled = onFile((d) => {
+      d.exec('BEGIN; SAVEPOINT m');
+      const w = writes();
+      d.exec(`${merge}; DELETE FROM ${journalTable(k)}`);
+      const n = writes() - w;
+      d.exec('ROLLBACK');
+      return n;
+    });
+    expect(spilled).toBeGreaterThan(0);
+    // the store's own merge, in its savepoint inside a transaction: nothing written until the commit
+    const hot = store.hot as unknown as { tx<T>(f: () => T): T; collections: { mergePart(k: number): void } };
+    let during = -1;
+    hot.tx(() => {
+      const w = writes();
+      hot.tx(() => hot.collections.mergePart(k));
+      during = writes() - w;
+    });
+    expect(during).toBe(0);
+    expect(part(k)).toBe(0);
+    expect(ids(await run({ ...ref, session: 't0' }, { op: 'list' })).length).toBe(2 + 63);
   });
 
   it('merges a journal its copies’ rows counted (migration 0021) when migration 0022 runs', async () => {
