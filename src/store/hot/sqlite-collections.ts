@@ -8,7 +8,8 @@
  * (`collection_pending_<copy % PARTS>`), so a commit of S8's ~50 creates over 50 sessions writes the
  * parts' last pages where the items' key B-tree took a leaf and its neighbours for each session it
  * touched (docs/architecture.md, "The creates' journal"). A part is merged into `collection_items` in
- * one insert sorted by the key once it holds MERGE_AT rows (at most one part a commit), and at once
+ * one insert sorted by the key once it holds MERGE_AT rows or MERGE_CHARS of JSON (at most one part a
+ * commit), and at once
  * when a command needs a copy's rows (a get, a list, a change, a create with an id of its own) and the
  * copy has some there. Merging a part whole, sorted by copy, writes each session's part of the key
  * once for many creates. A copy's row counts only its items out of the journal (migration 0022): a
@@ -38,12 +39,18 @@ import { SQLITE_COLLECTION } from './statements.js';
 export const PARTS = JOURNAL_PARTS;
 
 /**
- * A part's rows at which a commit merges it into the items: S8 over HTTP read the same CPU a create
- * with the whole journal merged at 500, 1000 and 2000 rows, and a merge holds the loop ~2 µs a row;
- * four parts of 250 keep each merge's rows per session (~20) with a quarter of the pause
- * (docs/architecture.md).
+ * A part's rows at which a commit merges it into the items. A merge writes each session's end of
+ * the items' key once for all its rows there: at 1000 (S8's ~80 rows a session a merge) the
+ * store's path took ~1 µs (14 %) less CPU a create than at 250 and wrote a third fewer pages, at
+ * 2000 no less than at 1000; a merge holds the loop ~2 µs a row (docs/architecture.md).
  */
-export const MERGE_AT = 250;
+export const MERGE_AT = 1000;
+
+/**
+ * A part's characters of item JSON at which it is merged whatever its rows: the merge sorts the
+ * part whole, and 1000 items of up to 64 KiB would have it sort 64 MB (in memory: temp_store).
+ */
+export const MERGE_CHARS = 2 * 1024 * 1024;
 
 /**
  * A commit's journal rows are written at its end (`flushJournal`), a part's in statements of a power
@@ -62,7 +69,7 @@ const addRows = (k: number, n: number) =>
 const journal = (k: number) => {
   const t = journalTable(k);
   return {
-    rows: `SELECT COUNT(*) FROM ${t}`,
+    rows: `SELECT COUNT(*), COALESCE(SUM(LENGTH(data)), 0) FROM ${t}`,
     // what the part holds of one copy (a scan: the part has no index, and holds ~MERGE_AT rows)
     copyRows: `SELECT COUNT(*), COALESCE(SUM(LENGTH(CAST(data AS BLOB))), 0), COALESCE(MAX(ord), 0) FROM ${t} WHERE copy = ?`,
     // the copies' counts first (what the part holds of each), then the rows, sorted by the items'
@@ -115,8 +122,9 @@ type Part = Record<keyof ReturnType<typeof journal>, SqliteDatabase.Statement>;
 export class SqliteCollections {
   private readonly s: Statements;
   private readonly parts: Part[];
-  /** each part's rows: counted here, and read again whenever what is known is dropped */
+  /** each part's rows and characters of JSON: counted here, and read again whenever what is known is dropped */
   private readonly journalRows: number[];
+  private readonly journalChars: number[];
   /** each part's rows of this commit not written yet (copy, id, position, data, …: `flushJournal`) */
   private readonly unwritten: unknown[][];
   /** each part's inserts, by their rows (a power of two; prepared when first needed) */
@@ -141,10 +149,11 @@ export class SqliteCollections {
     this.s.session.raw(true);
     this.parts = Array.from({ length: PARTS }, (_, k) => prepare(journal(k)));
     for (const p of this.parts) {
-      p.rows.pluck(true);
+      p.rows.raw(true);
       p.copyRows.raw(true);
     }
     this.journalRows = this.parts.map(() => 0);
+    this.journalChars = this.parts.map(() => 0);
     this.unwritten = this.parts.map(() => []);
     this.adds = this.parts.map(() => new Map());
     this.db = db;
@@ -209,9 +218,12 @@ export class SqliteCollections {
   private countJournal(): void {
     for (let k = 0; k < PARTS; k++) {
       try {
-        this.journalRows[k] = Number(this.parts[k].rows.get());
+        const [rows, chars] = (this.parts[k].rows.get() as number[]).map(Number);
+        this.journalRows[k] = rows;
+        this.journalChars[k] = chars;
       } catch {
         this.journalRows[k] = 1;
+        this.journalChars[k] = 0;
       }
     }
   }
@@ -257,6 +269,7 @@ export class SqliteCollections {
     p.merge.run();
     p.clear.run();
     this.journalRows[k] = 0;
+    this.journalChars[k] = 0;
     this.merges[k]++;
   }
 
@@ -264,7 +277,11 @@ export class SqliteCollections {
   get partDue(): number {
     let due = -1;
     for (let k = 0; k < PARTS; k++)
-      if (this.journalRows[k] >= MERGE_AT && (due < 0 || this.journalRows[k] > this.journalRows[due])) due = k;
+      if (
+        (this.journalRows[k] >= MERGE_AT || this.journalChars[k] >= MERGE_CHARS) &&
+        (due < 0 || this.journalRows[k] > this.journalRows[due])
+      )
+        due = k;
     return due;
   }
 
@@ -369,6 +386,7 @@ export class SqliteCollections {
           this.unwritten[part].push(k.id, id, ord, data);
           journaled++;
           this.journalRows[part]++;
+          this.journalChars[part] += data.length;
         } else {
           // an id of the item's own may be taken: checked against every row of the copy
           rows();
