@@ -4,12 +4,12 @@
  * `X-Total-Count`), get, create, replace, update, delete — on the request session's copy.
  */
 
-import type { CollectionCommand, CollectionResult } from '../domain/collections.js';
+import type { CollectionCommand, CollectionRef, CollectionResult } from '../domain/collections.js';
 import { errorOf } from '../domain/errors.js';
 import type { CompiledEndpoint, CompiledProject } from './compile.js';
 import type { MockContext } from './context.js';
 import type { HotState } from './ports.js';
-import type { Steps } from './steps.js';
+import type { Deferred, StepSink, Steps } from './steps.js';
 
 export interface CollectionAnswer {
   readonly status: number;
@@ -76,6 +76,18 @@ function bodyObject(ctx: MockContext): Item | null {
     : null;
 }
 
+/** A collection command as the steps wait for it: handed to the store with the steps' sink, no promise. */
+class CollectionWait implements Deferred<CollectionResult> {
+  constructor(
+    private readonly hot: HotState,
+    private readonly ref: CollectionRef,
+    private readonly cmd: CollectionCommand,
+  ) {}
+  into(sink: StepSink<CollectionResult>): void {
+    this.hot.collectionInto(this.ref, this.cmd, sink);
+  }
+}
+
 /** Runs the endpoint's collection operation for the request's session. */
 export function* collectionAnswer(
   project: CompiledProject,
@@ -119,7 +131,7 @@ export function* collectionAnswer(
             : { op: 'update', id, patch: item };
     }
   }
-  const res = (yield hot.collection(ref, cmd)) as CollectionResult;
+  const res = (yield new CollectionWait(hot, ref, cmd)) as CollectionResult;
   switch (res.kind) {
     case 'items':
       return list(res.raw, ctx.req.query);

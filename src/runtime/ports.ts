@@ -93,6 +93,8 @@ export interface HotState {
    * collection, session): the session's copy is made from the seed on first use.
    */
   collection(ref: CollectionRef, cmd: CollectionCommand): Promise<CollectionResult>;
+  /** `collection` without a promise: the result (or the failure) is handed to `waiter`, later. */
+  collectionInto(ref: CollectionRef, cmd: CollectionCommand, waiter: Waiter<CollectionResult>): void;
   /** Writes a batch of request-log entries; entries of a project deleted meanwhile are dropped. */
   appendLog(rows: LogRow[]): void | Promise<void>;
 }

@@ -116,6 +116,37 @@ describe.each(CASES)('collection commands on %s, %s', (dialect, copies) => {
     expect(await run(store, ref, { op: 'get', id: 'x1' })).toEqual({ kind: 'item', item: { id: 'x1', v: 0 } });
   });
 
+  it('hot.collectionInto: each waiter hears its own result once committed; one whose resolve throws hears it through reject', async () => {
+    const ref = { ...(await collection()), session: 'into' };
+    const heard: string[] = [];
+    const seen: Promise<CollectionResult>[] = [];
+    const waiter = (name: string, throws = false) => ({
+      resolve: (r: CollectionResult) => {
+        heard.push(`${name}: ${r.kind === 'item' ? String(r.item.id) : r.kind}`);
+        // what another Store sees at the moment the waiter hears
+        seen.push(run(other, ref, { op: 'get', id: name }));
+        if (throws) throw new Error(`${name}'s own failure`);
+      },
+      reject: (err: unknown) => heard.push(`${name} failed: ${(err as Error).message}`),
+    });
+    store.hot.collectionInto(ref, { op: 'create', item: { id: 'i1' } }, waiter('i1'));
+    store.hot.collectionInto(ref, { op: 'create', item: { id: 'i2', n: 1n } }, waiter('i2'));
+    store.hot.collectionInto(ref, { op: 'create', item: { id: 'i3' } }, waiter('i3', true));
+    store.hot.collectionInto(ref, { op: 'create', item: { id: 'i1' } }, waiter('i4'));
+    // nothing is heard during the call itself (the steps' Deferred contract)
+    expect(heard).toEqual([]);
+    await expect.poll(() => heard.length).toBe(5);
+    expect(heard.filter((h) => h.startsWith('i2'))).toEqual([expect.stringMatching(/^i2 failed: .*BigInt/)]);
+    expect(heard.filter((h) => !h.startsWith('i2'))).toEqual([
+      'i1: i1',
+      'i3: i3',
+      "i3 failed: i3's own failure",
+      'i4: conflict',
+    ]);
+    expect((await Promise.all(seen)).map((r) => r.kind)).toEqual(['item', 'item', 'missing']);
+    expect(ids(await run(store, ref, { op: 'list' }))).toEqual(['s1', 's2', 'i1', 'i3']);
+  });
+
   it('a command that throws fails alone among commands asked together; the others are written', async () => {
     const ref = { ...(await collection()), session: '' };
     // SQLite runs a commit's commands without a savepoint each, and again with them once one throws

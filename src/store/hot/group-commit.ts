@@ -83,7 +83,16 @@ export function failEach(waiters: readonly Waiter<unknown>[], err: unknown): voi
   for (const w of waiters) failWaiter(w, err);
 }
 
-function failWaiter(w: Waiter<unknown>, err: unknown): void {
+/** One waiter hears its result; a `resolve` that throws gets its error through its `reject` (see Waiter). */
+export function settleWaiter<T>(w: Waiter<T>, v: T): void {
+  try {
+    w.resolve(v);
+  } catch (err) {
+    failWaiter(w, err);
+  }
+}
+
+export function failWaiter(w: Waiter<unknown>, err: unknown): void {
   try {
     w.reject(err);
   } catch {

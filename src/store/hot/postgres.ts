@@ -14,11 +14,13 @@ import type * as collections from './collections.js';
 import {
   failEach,
   failHitGroup,
+  failWaiter,
   GroupCommit,
   type HitGroup,
   hitKey,
   settleEach,
   settleHitGroup,
+  settleWaiter,
   toError,
   type Waiter,
 } from './group-commit.js';
@@ -218,6 +220,17 @@ export class PostgresHot implements HotState {
       collectionKey(ref),
       { ref, cmd },
       (client, works) => runCommands(client, works),
+    );
+  }
+
+  collectionInto(
+    ref: collections.CollectionRef,
+    cmd: collections.CollectionCommand,
+    waiter: Waiter<collections.CollectionResult>,
+  ): void {
+    this.collection(ref, cmd).then(
+      (v) => settleWaiter(waiter, v),
+      (e) => failWaiter(waiter, e),
     );
   }
 

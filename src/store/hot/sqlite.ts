@@ -20,12 +20,14 @@ import { type CollectionCommand, type CollectionRef, type CollectionResult, exec
 import {
   failEach,
   failHitGroup,
+  failWaiter,
   GroupCommit,
   type HitGroup,
   hitKey,
   type PendingOp,
   settleEach,
   settleHitGroup,
+  settleWaiter,
   type Waiter,
 } from './group-commit.js';
 import type { HotState, LogRow, ProblemReport, StorageOwner, StorageWrite } from './hot-state.js';
@@ -47,6 +49,31 @@ interface Settled {
 
 /** An op threw in a commit run without savepoints (`SqliteHot.runCommit`): its error comes again in the careful run. */
 class OpThrew {}
+
+/**
+ * A collection command as an op of the group commit: one object where a promise took the op's
+ * closure, the promise and its resolving functions, and the caller's `then` (S8: a create each).
+ * The commit may run `op` twice (again in the careful run); its waiter hears once.
+ */
+class CollectionOp implements PendingOp {
+  constructor(
+    private readonly collections: SqliteCollections,
+    private readonly ref: CollectionRef,
+    private readonly cmd: CollectionCommand,
+    private readonly waiter: Waiter<CollectionResult>,
+  ) {}
+  op(): CollectionResult {
+    const out = drive(execute(this.ref, this.cmd, this.collections.table(this.ref)));
+    if (out instanceof Promise) throw new Error('a SQLite collection command waited');
+    return out;
+  }
+  resolve(v: unknown): void {
+    settleWaiter(this.waiter, v as CollectionResult);
+  }
+  reject(e: unknown): void {
+    failWaiter(this.waiter, e);
+  }
+}
 
 interface StorageStatements {
   read: SqliteDatabase.Statement;
@@ -113,13 +140,13 @@ export class SqliteHot implements HotState {
     this.collections = new SqliteCollections(db);
   }
 
-  /** An op of the group commit, and so in a savepoint of its own already (`commit`). */
   collection(ref: CollectionRef, cmd: CollectionCommand): Promise<CollectionResult> {
-    return this.commits.run(() => {
-      const out = drive(execute(ref, cmd, this.collections.table(ref)));
-      if (out instanceof Promise) throw new Error('a SQLite collection command waited');
-      return out;
-    });
+    return new Promise((resolve, reject) => this.collectionInto(ref, cmd, { resolve, reject }));
+  }
+
+  /** An op of the group commit (one object a command: `CollectionOp`), its waiter told once committed. */
+  collectionInto(ref: CollectionRef, cmd: CollectionCommand, waiter: Waiter<CollectionResult>): void {
+    this.commits.enqueue(new CollectionOp(this.collections, ref, cmd, waiter));
   }
 
   private commit(ops: PendingOp[], hits: HitGroup[]): void {
@@ -175,11 +202,11 @@ export class SqliteHot implements HotState {
   private runCommit(ops: readonly PendingOp[], hits: readonly HitGroup[], careful: boolean): Settled[] {
     const results: Settled[] = [];
     this.collections.newCommit();
-    for (const { op } of ops) {
+    for (const o of ops) {
       if (!careful) {
         let value: unknown;
         try {
-          value = op();
+          value = o.op();
         } catch {
           throw new OpThrew();
         }
@@ -189,7 +216,7 @@ export class SqliteHot implements HotState {
       try {
         // the op's journal rows written in its own savepoint, so that they go with it if it fails
         const value = this.tx(() => {
-          const out = op();
+          const out = o.op();
           this.collections.flushJournal();
           return out;
         });
