@@ -7,7 +7,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { writeCollectionAnswer } from './collection-write.js';
+import { CollectionReply, type ReplyTo } from './collection-write.js';
 import { checkRequest } from './contract/gate.js';
 import { answerGraphqlRequest } from './graphql/answer.js';
 import { graphqlView } from './graphql/view.js';
@@ -17,7 +17,7 @@ export { MAX_BODY_BYTES } from './mock-body.js';
 
 import type { Logger } from 'pino';
 import { isUnavailable } from '../domain/driver-errors.js';
-import { type CollectionAnswer, collectionAnswer } from './collection-answer.js';
+import { collectionAnswer } from './collection-answer.js';
 import type { CompiledEndpoint, CompiledProject } from './compile.js';
 import { MockContext } from './context.js';
 import { type Egress, HOP_HEADER, parseHops } from './egress.js';
@@ -39,7 +39,7 @@ import {
   writeRendered,
   writeStep,
 } from './respond.js';
-import { drive } from './steps.js';
+import { driveInto, LATER } from './steps.js';
 import { CapExceeded, RENDER_LIMIT } from './template.js';
 import { answerUnmatched } from './unmatched.js';
 
@@ -302,12 +302,10 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     if (out.kind === 'default' && ep.data && x.project) {
       // no rule answered an endpoint bound to a collection: the collection operation is the answer
       x.data = ep.data.note;
-      const done = drive(collectionAnswer(x.project, ep, ctx, x.session, deps.hot));
-      if (!(done instanceof Promise)) return writeCollection(x, done);
-      return done.then(
-        (a) => writeCollection(x, a),
-        (err) => evaluationFailed(x, err),
-      );
+      const reply = new CollectionReply(x, replyTo, deps.hub);
+      const done = driveInto(collectionAnswer(x.project, ep, ctx, x.session, deps.hot), reply);
+      if (done !== LATER) reply.resolve(done);
+      return;
     }
     if (ep.graphql && x.project && (out.kind === 'default' || (out.kind === 'step' && out.step.graphql))) {
       // a GraphQL endpoint: data from its schema (and bound collections), a step's graphql merged over it
@@ -351,10 +349,6 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     else return status.then((st) => finish(x, st));
   }
 
-  function writeCollection(x: Exchange, a: CollectionAnswer): void {
-    finish(x, writeCollectionAnswer(x, a, deps.hub));
-  }
-
   /** A template rendered past its cap: `500 render_too_large`, and the log entry says why. */
   function tooLarge(x: Exchange, err: unknown): number {
     if (!(err instanceof CapExceeded)) throw err;
@@ -382,6 +376,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     log.error({ err }, 'mock request failed');
     sendError(res, 500, jsonError('internal'));
   };
+  const replyTo: ReplyTo = { finish, broke: (x, err) => failed(x.res)(err), failed: evaluationFailed };
   /** One request through the mock path, `/m/…` when `ref` is null (no closure per request). */
   function enter(req: IncomingMessage, res: ServerResponse, ref: string | null, slug: string | null): void {
     try {
