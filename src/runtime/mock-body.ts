@@ -12,40 +12,59 @@ export class BodyTooLarge extends Error {
   }
 }
 
+/** Who hears a body that `readBody` reads later: `to.read(x, bytes)` or `to.failed(x, err)`, once. */
+export interface BodyTo<X> {
+  read(x: X, raw: Buffer): void;
+  failed(x: X, err: unknown): void;
+}
+
 /**
- * '' when there is no body; else the bytes as received (the fallback proxy forwards them unchanged).
- * A body over the limit is read on to its end (up to twice the limit) before the 413, so the
+ * '' when there is no body (nothing to wait for); else undefined, and `to` hears the bytes as
+ * received (the fallback proxy forwards them unchanged) — no promise a request. A body over the
+ * limit is read on to its end (up to twice the limit) before the 413 (`BodyTooLarge`), so the
  * client gets the answer rather than a broken pipe (see src/api/body-limit.ts).
  */
-export function readBody(req: IncomingMessage): Promise<Buffer> | string {
+export function readBody<X>(req: IncomingMessage, x: X, to: BodyTo<X>): '' | undefined {
   const len = req.headers['content-length'];
   if (len === undefined && req.headers['transfer-encoding'] === undefined) return '';
   if (len === '0') return '';
   if (len !== undefined && Number(len) > MAX_BODY_BYTES) {
-    return drain(req, 2 * MAX_BODY_BYTES).then((ended) => Promise.reject(new BodyTooLarge(ended)));
+    drain(req, 2 * MAX_BODY_BYTES).then(
+      (ended) => to.failed(x, new BodyTooLarge(ended)),
+      (err) => to.failed(x, err),
+    );
+    return undefined;
   }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        chunks.length = 0;
-        if (size > 2 * MAX_BODY_BYTES) {
-          req.removeAllListeners('data');
-          req.resume();
-          reject(new BodyTooLarge(false));
-        }
-        return;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  const fail = (err: unknown) => {
+    if (done) return;
+    done = true;
+    to.failed(x, err);
+  };
+  req.on('data', (c: Buffer) => {
+    size += c.length;
+    if (size > MAX_BODY_BYTES) {
+      chunks.length = 0;
+      if (size > 2 * MAX_BODY_BYTES) {
+        req.removeAllListeners('data');
+        req.resume();
+        fail(new BodyTooLarge(false));
       }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      if (size > MAX_BODY_BYTES) reject(new BodyTooLarge(true));
-      else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-    });
-    req.on('error', reject);
+      return;
+    }
+    chunks.push(c);
   });
+  req.on('end', () => {
+    if (size > MAX_BODY_BYTES) fail(new BodyTooLarge(true));
+    else if (!done) {
+      done = true;
+      to.read(x, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    }
+  });
+  req.on('error', fail);
+  return undefined;
 }
 
 let lastMs = 0;

@@ -23,7 +23,7 @@ import { MockContext } from './context.js';
 import { type Egress, HOP_HEADER, parseHops } from './egress.js';
 import type { Engine, Evaluating, Evaluation } from './engine.js';
 import { Exchange } from './exchange.js';
-import { BodyTooLarge, readBody } from './mock-body.js';
+import { type BodyTo, BodyTooLarge, readBody } from './mock-body.js';
 import type { HotState, Recorder, Waiter } from './ports.js';
 import { type ProxiedAnswer, proxy } from './proxy.js';
 import type { RequestLog } from './request-log.js';
@@ -130,20 +130,28 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     const x = new Exchange(req, res, path, query, ref, slug);
     // `/m/<ref>`: an id or a slug
     x.byPath = byPath;
-    const b = readBody(req);
-    if (typeof b === 'string') return withBody(x);
-    return b.then(
-      (raw) => {
-        x.received(raw);
-        return withBody(x);
-      },
-      (err) => {
-        if (err instanceof BodyTooLarge)
-          sendError(res, 413, jsonError('payload_too_large', 'The request body is larger than 1 MiB'), !err.drained);
-        else res.destroy();
-      },
-    );
+    if (readBody(req, x, bodyTo) === '') return withBody(x);
   }
+
+  /**
+   * Where a body read later goes: on to the project and the rules, or a 413 (a broken read: the
+   * connection closed). Called from the request's events, so nothing may throw out of it.
+   */
+  const bodyTo: BodyTo<Exchange> = {
+    read(x, raw) {
+      try {
+        x.received(raw);
+        withBody(x)?.catch(failed(x.res));
+      } catch (err) {
+        failed(x.res)(err);
+      }
+    },
+    failed(x, err) {
+      // neither throws (sendError writes nothing once the head is sent or the socket is gone)
+      if (!(err instanceof BodyTooLarge)) x.res.destroy();
+      else sendError(x.res, 413, jsonError('payload_too_large', 'The request body is larger than 1 MiB'), !err.drained);
+    },
+  };
 
   function withBody(x: Exchange): void | Promise<void> {
     const { projects } = engine;

@@ -118,6 +118,51 @@ describe.each(DIALECTS)('body errors on %s', (dialect) => {
       expect((await c.mock(f.pid, 'POST', '/upload', { body: 'small' })).status).toBe(200);
     });
 
+    it('a mock body cut off mid-way, or chunked past twice the limit, fails that request alone', async () => {
+      const f = await c.fixture({ method: 'POST', path: '/upload' });
+      const { hostname, port } = new URL(c.base);
+      // half of a declared body, then the client goes: nothing to answer, nothing thrown
+      const gone = await new Promise<string>((resolve) => {
+        const req = http.request({
+          hostname,
+          port,
+          method: 'POST',
+          path: `/m/${f.pid}/upload`,
+          headers: { 'content-length': '1000' },
+        });
+        req.on('error', (e) => resolve(`client: ${e.message}`));
+        req.write('x'.repeat(500), () => setImmediate(() => req.destroy()));
+        req.on('close', () => resolve('closed'));
+      });
+      expect(gone).toMatch(/closed|client/);
+      // 3 MiB chunked: past twice the limit the server stops reading, answers 413 and closes
+      const past = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const req = http.request(
+          `${c.base}/m/${f.pid}/upload`,
+          { method: 'POST', headers: { 'transfer-encoding': 'chunked' } },
+          (res) => {
+            res.resume();
+            resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
+          },
+        );
+        req.on('error', (e) =>
+          e.message.includes('EPIPE') || e.message.includes('ECONNRESET') ? undefined : reject(e),
+        );
+        const chunk = 'x'.repeat(64 * 1024);
+        let sent = 0;
+        const more = () => {
+          while (sent < 3 * 1024 * 1024 && !req.destroyed) {
+            sent += chunk.length;
+            if (!req.write(chunk)) return req.once('drain', more);
+          }
+          req.end();
+        };
+        more();
+      });
+      expect(past).toEqual({ status: 413, connection: 'close' });
+      expect((await c.mock(f.pid, 'POST', '/upload', { body: 'small' })).status).toBe(200);
+    });
+
     it('answers 404 not_found with the error shape for an unknown API route or an over-long id', async () => {
       const u = await c.user();
       expectError(await c.api('GET', `/api/projects/${'a'.repeat(300)}`, undefined, u.token), 404, 'not_found');
