@@ -16,6 +16,8 @@ import type { AnswerNote } from './respond.js';
 export type LogRecord = Omit<RequestLogEntry, 'headers' | 'id' | 'response'> & {
   seq: number;
   rawHeaders: readonly string[];
+  /** the body's bytes as received, when the exchange kept them (copied into the log as they are) */
+  rawBody?: Buffer | null;
 } & AnswerNote;
 export type Pending = RequestLogEntry | LogRecord;
 

@@ -102,6 +102,22 @@ describe('the answer sent, as the request log keeps it', () => {
   });
 });
 
+describe('the request body, as the request log keeps it', () => {
+  it('copies the bytes as received, and reads them back as the exchange decoded them (bytes that are not UTF-8 too)', () => {
+    const ring = new Ring(4);
+    const bytes = Buffer.from([0x7b, 0x22, 0xc3, 0xa9, 0x22, 0x3a, 0xff, 0xfe, 0x7d]);
+    ring.push(rec(1, { body: bytes.toString('utf8'), rawBody: bytes, session: 'café' }));
+    // bytes past what the log keeps of a body: the body as the exchange cut it
+    const long = Buffer.from('é'.repeat(40 * 1024));
+    ring.push(rec(2, { body: long.toString('utf8').slice(0, 64 * 1024), rawBody: long }));
+    bytes.fill(0);
+    const [a, b] = ring.entries();
+    expect(a.body).toBe('{"é":\ufffd\ufffd}');
+    expect(a.session).toBe('café');
+    expect(b.body).toBe('é'.repeat(40 * 1024));
+  });
+});
+
 describe('the ring against a model of it', () => {
   // a small deterministic generator, so a failure repeats
   let state = 20261124;
@@ -131,12 +147,15 @@ describe('the ring against a model of it', () => {
     const headerCount = Math.floor(rnd() * 4);
     const rawHeaders: string[] = [];
     for (let k = 0; k < headerCount; k++) rawHeaders.push(pick(['Host', 'X-Tier', 'Cookie']), latin1());
+    // a body read from the wire comes with its bytes (exchange.ts), which the ring copies as they are
+    const body = text();
     return rec(++seq, {
       method: pick(['GET', 'POST']),
       path: `/p/${latin1()}`,
       query: latin1(),
       rawHeaders,
-      body: text(),
+      body,
+      rawBody: rnd() < 0.5 ? Buffer.from(body) : pick([null, undefined]),
       endpointId: pick([null, 'ep1']),
       ruleId: pick([null, 'r1']),
       statusCode: pick([200, 201, 404, 500]),
@@ -174,6 +193,7 @@ describe('the ring against a model of it', () => {
           }
           if ('rawHeaders' in p) {
             // the record may be the request's own exchange, changed later: the ring kept a copy
+            p.rawBody?.fill(0x21);
             Object.assign(p, { path: '/changed', body: 'changed', session: 'changed', statusCode: 0, rawHeaders: [] });
             (p.actions as unknown[]).length = 0;
           }
