@@ -80,9 +80,10 @@ export interface MockHandler {
 /**
  * The mock request handler. Written as plain functions that continue synchronously whenever what
  * they need is at hand (no body, the project's snapshot cached, SQLite): a fixed or templated
- * answer is written in the tick the request arrived in, without a promise or a generator. A body,
- * a project load, a rule evaluation that waits (a counter, PostgreSQL, a webhook) or a delay
- * continues through a promise.
+ * answer is written in the tick the request arrived in, without a promise or a generator. A body
+ * continues from the request's events (`bodyTo`), a bound collection's command from its commit
+ * (`CollectionReply`); a project load, a rule evaluation that waits (a counter, PostgreSQL, a
+ * webhook) or a delay continues through a promise.
  */
 export function createMockHandler(deps: MockServerDeps): MockHandler {
   const { engine, requestLog, log } = deps;
@@ -133,10 +134,7 @@ export function createMockHandler(deps: MockServerDeps): MockHandler {
     if (readBody(req, x, bodyTo) === '') return withBody(x);
   }
 
-  /**
-   * Where a body read later goes: on to the project and the rules, or a 413 (a broken read: the
-   * connection closed). Called from the request's events, so nothing may throw out of it.
-   */
+  /** A body read later: on to the project and the rules, or a 413 (a broken read: closed); nothing throws out (events). */
   const bodyTo: BodyTo<Exchange> = {
     read(x, raw) {
       try {

@@ -136,7 +136,7 @@ describe('group commit', () => {
       { turns: 2, enough: 4 },
     );
     // one write a turn for three turns: one commit at the end of the third
-    const spread = [gc.hit('a', ''), gc.run(() => 'x')];
+    const spread = [gc.hit('a', ''), new Promise((resolve, reject) => gc.enqueue({ op: () => 'x', resolve, reject }))];
     await turn();
     spread.push(gc.hit('b', ''));
     await turn();

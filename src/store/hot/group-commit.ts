@@ -38,6 +38,7 @@ export interface HitGroup {
   readonly waiters: Waiter<number>[];
 }
 
+/** A write of the commit: called as `o.op()` (a class's method may be it: sqlite.ts CollectionOp), then settled. */
 export interface PendingOp {
   readonly op: () => unknown;
   readonly resolve: (v: unknown) => void;
@@ -144,12 +145,7 @@ export class GroupCommit {
     this.schedule();
   }
 
-  /** Runs `op` in this turn's commit. */
-  run<T>(op: () => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => this.enqueue({ op, resolve: resolve as (v: unknown) => void, reject }));
-  }
-
-  /** `run` with the caller's own resolving functions: they hear the op's result once committed. */
+  /** Runs `o.op` in this turn's commit: `o` hears its result once committed. */
   enqueue(o: PendingOp): void {
     this.ops.push(o);
     this.pending++;
