@@ -11,10 +11,9 @@ import { MockRequestView } from './context.js';
 import { NO_ACTIONS } from './engine.js';
 import { isoAt } from './mock-body.js';
 import type { LogRecord } from './request-log.js';
+import { LOGGED_BODY_CHARS } from './request-log-entry.js';
 import type { AnswerNote } from './respond.js';
 
-/** how much of a request's body its log entry keeps */
-const LOGGED_BODY_BYTES = 64 * 1024;
 const SESSION_HEADER = 'x-mockyard-session';
 /** Shared by the entries of requests no rule ran for (never mutated: an evaluation brings its own). */
 const NO_TRACES: RuleTrace[] = Object.freeze([]) as unknown as RuleTrace[];
@@ -82,7 +81,7 @@ export class Exchange implements LogRecord {
   /** The body arrived: kept whole for the mock, and up to 64 KiB in the log entry. */
   received(raw: Buffer): void {
     const text = raw.toString('utf8');
-    this.body = text.length > LOGGED_BODY_BYTES ? text.slice(0, LOGGED_BODY_BYTES) : text;
+    this.body = text.length > LOGGED_BODY_CHARS ? text.slice(0, LOGGED_BODY_CHARS) : text;
     this.bodyText = text;
     this.rawBody = raw;
   }

@@ -33,6 +33,8 @@ export function configureRedaction(extra: readonly string[]): void {
 }
 /** The answer's body is logged up to this many characters (as the request's). */
 export const SENT_BODY_CHARS = 64 * 1024;
+/** The request's body is logged up to this many characters (exchange.ts cuts it there). */
+export const LOGGED_BODY_CHARS = 64 * 1024;
 
 /** A string's first `n` characters as a string of their own (a slice would keep the whole alive). */
 const cut = (s: string, n: number): string => Buffer.from(s.slice(0, n), 'utf8').toString('utf8');

@@ -5,7 +5,7 @@
 import type { RequestLogEntry } from '../domain/model.js';
 import type { CompiledStep } from './compile.js';
 import { fitted, putBytes, putLength, putString, Slabs, utf8Bytes } from './request-log-bytes.js';
-import { type LogRecord, type Pending, SENT_BODY_CHARS, settle } from './request-log-entry.js';
+import { LOGGED_BODY_CHARS, type LogRecord, type Pending, SENT_BODY_CHARS, settle } from './request-log-entry.js';
 import type { OutHeaders } from './respond.js';
 
 export { type LogRecord, type Pending, SENT_BODY_CHARS, settle } from './request-log-entry.js';
@@ -13,8 +13,6 @@ export { type LogRecord, type Pending, SENT_BODY_CHARS, settle } from './request
 /** An entry's request text up to this many bytes is copied (see Ring): a body at
  * the log's 64 Ki characters and node's 32 KiB of header lines fit. */
 const COPY_MAX = 256 * 1024;
-/** The characters of a request body the log keeps (exchange.ts cuts it there). */
-const BODY_CHARS = 64 * 1024;
 
 /** Bytes of a place's own region of the ring's arena; a bigger entry's text gets a buffer of its own. */
 const REGION = 256;
@@ -293,7 +291,7 @@ export class Ring {
     const shared = p.sentShared;
     const sent = shared || p.sentBody.length <= SENT_BODY_CHARS ? p.sentBody : p.sentBody.slice(0, SENT_BODY_CHARS + 1);
     // the body's bytes as received, when they are the logged body whole (no more bytes than it may hold characters)
-    const bytes = p.rawBody != null && p.rawBody.length <= BODY_CHARS ? p.rawBody : null;
+    const bytes = p.rawBody != null && p.rawBody.length <= LOGGED_BODY_CHARS ? p.rawBody : null;
     let need = 20 + 4 * raw.length + p.path.length + p.query.length + utf8Bytes(session);
     need += bytes !== null ? bytes.length : utf8Bytes(p.body);
     if (!shared) need += utf8Bytes(sent);

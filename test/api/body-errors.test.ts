@@ -130,11 +130,14 @@ describe.each(DIALECTS)('body errors on %s', (dialect) => {
           path: `/m/${f.pid}/upload`,
           headers: { 'content-length': '1000' },
         });
-        req.on('error', (e) => resolve(`client: ${e.message}`));
+        req.on('response', (res) => resolve(`answered ${res.statusCode}`));
+        req.on('error', () => resolve('gone'));
+        req.on('close', () => resolve('gone'));
         req.write('x'.repeat(500), () => setImmediate(() => req.destroy()));
-        req.on('close', () => resolve('closed'));
       });
-      expect(gone).toMatch(/closed|client/);
+      // no answer to half a body, and the server goes on answering
+      expect(gone).toBe('gone');
+      expect((await c.mock(f.pid, 'POST', '/upload', { body: 'after' })).status).toBe(200);
       // 3 MiB chunked: past twice the limit the server stops reading, answers 413 and closes
       const past = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
         const req = http.request(

@@ -9,9 +9,8 @@
  * parts' last pages where the items' key B-tree took a leaf and its neighbours for each session it
  * touched (docs/architecture.md, "The creates' journal"). A part is merged into `collection_items` in
  * one insert sorted by the key once it holds MERGE_AT rows or MERGE_CHARS of JSON (at most one part a
- * commit), and at once
- * when a command needs a copy's rows (a get, a list, a change, a create with an id of its own) and the
- * copy has some there. Merging a part whole, sorted by copy, writes each session's part of the key
+ * commit), and at once when a command needs a copy's rows (a get, a list, a change, a create with an
+ * id of its own) and the copy has some there. Merging a part whole, sorted by copy, writes each session's part of the key
  * once for many creates. A copy's row counts only its items out of the journal (migration 0022): a
  * create writes its journal row alone, and a merge adds its rows to their copies' counts and last
  * positions, so a copy read from its row adds what its part holds of it (counted, not merged: its
