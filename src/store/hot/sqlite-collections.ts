@@ -19,7 +19,7 @@
  * restart or another process on the same file sees every create; the parts' row counts kept here
  * (read again from the database whenever what is known is dropped) decide when to merge.
  *
- * Each copy's row is read by its text key once and then **known** here (`copies`): every later command
+ * Each copy's row is read by its text key once and then **known** here (`copies`, known-copies.ts): every later command
  * of the session takes its id, counts and positions from memory, and each write to the row updates
  * both. What this process does not write through these statements clears what it knows: a delete of
  * any copy's row (reset, forget, idle expiry, a collection's or project's delete and their cascades)
@@ -32,6 +32,7 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { JOURNAL_PARTS, journalTable } from '../migrations/sqlite-pending.js';
 import type { CollectionRef, ItemRow, ItemTable } from './collections.js';
+import { KnownCopies } from './known-copies.js';
 import { SQLITE_COLLECTION } from './statements.js';
 
 /** The journal's parts, as migration 0021 made them: a copy's creates go to part `copy % PARTS`. */
@@ -132,7 +133,7 @@ export class SqliteCollections {
   /** each part's merges so far: a copy known before its part's last merge has nothing pending */
   private readonly merges: number[];
   /** copies by project, collection and session (`table`), while only this class changed their rows (the header) */
-  private readonly copies = new Map<string, KnownCopy>();
+  private readonly copies = new KnownCopies<KnownCopy>(KNOWN_COPIES);
   /** `PRAGMA data_version`, as last read, and whether this commit has read it yet (`newCommit`) */
   private readonly dataVersion: SqliteDatabase.Statement;
   private version = -1;
@@ -233,7 +234,7 @@ export class SqliteCollections {
   }
 
   /** The copy known for `ref`, or undefined (read from the row). */
-  private known(key: string): KnownCopy | undefined {
+  private known(ref: CollectionRef): KnownCopy | undefined {
     if (!this.versionRead) {
       this.versionRead = true;
       const v = Number(this.dataVersion.get());
@@ -242,12 +243,11 @@ export class SqliteCollections {
         this.forgetCopies();
       }
     }
-    return this.copies.get(key);
+    return this.copies.get(ref.projectId, ref.name, ref.session);
   }
 
-  private remember(key: string, c: KnownCopy): void {
-    if (this.copies.size >= KNOWN_COPIES) this.copies.delete(this.copies.keys().next().value as string);
-    this.copies.set(key, c);
+  private remember(ref: CollectionRef, c: KnownCopy): void {
+    this.copies.set(ref.projectId, ref.name, ref.session, c);
   }
 
   /** A copy's items in the journal (none once its part was merged since they were counted). */
@@ -293,7 +293,6 @@ export class SqliteCollections {
    */
   table(ref: CollectionRef): ItemTable {
     const c = this.s;
-    const key = `${ref.projectId}\u0000${ref.name}\u0000${ref.session}`;
     /** the copy (set by `copy` or `create`, which every command calls first) */
     let k = UNREAD as KnownCopy;
     /** journal rows this command wrote, added to the copy's `pending` by `adjust` */
@@ -303,7 +302,7 @@ export class SqliteCollections {
     };
     return {
       copy: () => {
-        let found = this.known(key);
+        let found = this.known(ref);
         if (found === undefined) {
           // an array (the statement is raw): better-sqlite3 builds a row object a property at a time
           const row = c.session.get(ref.projectId, ref.name, ref.session) as
@@ -327,7 +326,7 @@ export class SqliteCollections {
             pending: n,
             merges: this.merges[part],
           };
-          this.remember(key, found);
+          this.remember(ref, found);
         }
         k = found;
         return { touched: k.touched, base: k.base, items: k.items, bytes: k.bytes };
@@ -339,7 +338,7 @@ export class SqliteCollections {
         const id = Number(c.create.run(...keys, x.touched, x.base, x.items, x.bytes, last).lastInsertRowid);
         const merges = this.merges[id % PARTS];
         k = { id, touched: x.touched, base: x.base, items: x.items, bytes: x.bytes, last, pending: 0, merges };
-        this.remember(key, k);
+        this.remember(ref, k);
       },
       touch: (now) => {
         c.touch.run(now, k.id);
