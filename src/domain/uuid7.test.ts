@@ -23,4 +23,12 @@ describe('uuid7', () => {
     // the 4097th id of the millisecond borrowed the next one
     expect(ids[4096].slice(0, 13)).not.toBe(ids[4095].slice(0, 13));
   });
+
+  it('takes 62 fresh random bits an id, past each refill of its entropy', () => {
+    const ids = Array.from({ length: 2000 }, () => uuid7());
+    // 48 of those bits are the last 12 characters: 2,000 ids (~4 refills) repeat none
+    expect(new Set(ids.map((id) => id.slice(24))).size).toBe(ids.length);
+    // the variant's character carries two of them
+    expect(new Set(ids.map((id) => id[19])).size).toBe(4);
+  });
 });
