@@ -57,7 +57,8 @@ describe('writeAnswer with our own headers', () => {
     const queries: string[] = [];
     for (const status of [200, 201, 404])
       for (const type of ['application/json', 'text/plain', ''])
-        for (const first of ['', '&cors-first']) queries.push(`status=${status}&type=${encodeURIComponent(type)}${first}`);
+        for (const first of ['', '&cors-first'])
+          queries.push(`status=${status}&type=${encodeURIComponent(type)}${first}`);
     // each twice, the second round in reverse: an answer that took another's head would differ
     for (const q of [...queries, ...queries.reverse()]) {
       const { own, node } = await both(q);
