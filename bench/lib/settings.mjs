@@ -48,6 +48,8 @@ const MAX_TOTAL_S = num('MAX_TOTAL_S', 3600, { min: 10 });
 // generation back 10-40 s into the quiet); 0 skips the reading
 const IDLE_S = num('IDLE_S', 60, { min: 0 });
 const KEEP_TMP = env.KEEP_TMP === '1';
+// a path prefix: what the RSS after S6 is made of is saved there (suites.mjs, dumpRss)
+const RSS_DUMP = env.RSS_DUMP || '';
 const PG_URL = env.PG_URL || env.TEST_DATABASE_URL || '';
 const SERVER_CPUS = env.SERVER_CPUS || '1';
 // Scheduling priority of the servers and the driver (nice value, -20..19; negative needs root): on a shared
@@ -143,6 +145,7 @@ export {
   QUIET_TIMEOUT_S,
   REWARM,
   ROOT,
+  RSS_DUMP,
   RUNS,
   redact,
   requireFromRoot,

@@ -20,6 +20,7 @@ import {
   redact,
   requireFromRoot,
   round1,
+  RSS_DUMP,
   S6_ENDPOINTS,
   S6_PROJECTS,
   SERVER_CPUS,
@@ -96,6 +97,20 @@ async function setupS6(port, token, existingProjects) {
       `then ${others} more projects with one endpoint each; ${requests} API requests, ${SETUP_CONCURRENCY} in flight, ` +
       `${round1(s)} s in all (${Math.round(requests / s)} req/s); GET /api/projects lists ${count} projects`,
   };
+}
+
+/**
+ * RSS_DUMP=<prefix>: what the RSS after S6 is made of — each server's /proc/<pid>/smaps saved as
+ * `<prefix>-<pid>.txt`, and a V8 heap snapshot when its node flags ask for one by signal
+ * (`MOCKYARD_NODE_FLAGS=--heapsnapshot-signal=SIGUSR2`: node writes it in the server's directory).
+ */
+function dumpRss(pids) {
+  const heap = (process.env.MOCKYARD_NODE_FLAGS ?? '').includes('--heapsnapshot-signal=SIGUSR2');
+  for (const p of pids) {
+    fs.writeFileSync(`${RSS_DUMP}-${p}.txt`, fs.readFileSync(`/proc/${p}/smaps`));
+    if (heap) process.kill(p, 'SIGUSR2');
+  }
+  log(`RSS_DUMP: smaps saved as ${RSS_DUMP}-<pid>.txt${heap ? ', heap snapshot asked for' : ''}`);
 }
 
 /**
@@ -196,6 +211,7 @@ async function benchMockyard(ids, nodeT, results, notes, meta) {
       await runPair('S6', [nodeT, my], results);
       if (s6) {
         meta.rss_after_s6_mb = rssMB(pids);
+        if (RSS_DUMP) dumpRss(pids);
         const idle = IDLE_S > 0 ? await idleRss(pids) : null;
         notes.push(
           `${s6.text}. Mockyard RSS: ${rssBefore} MB before the S6 setup, ${rssAfterSetup} MB after it, ` +
