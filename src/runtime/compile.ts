@@ -112,7 +112,8 @@ const NO_HEADERS: readonly (readonly [string, Template])[] = Object.freeze([]);
 
 /** Shared by the endpoints without active rules. */
 const NO_RULES: readonly CompiledRule[] = Object.freeze([]);
-const NO_COUNTS: readonly string[] = Object.freeze([]);
+/** Shared by the endpoints that count, list or open none (collections, WebSocket channels). */
+const NO_NAMES: readonly string[] = Object.freeze([]);
 
 /**
  * What the hot path reads of an endpoint: its record's id, status and content type, and its rules
@@ -315,8 +316,8 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
     const counted = sources.flatMap(countedCollections);
     const listed = sources.flatMap(listedCollections);
     // an empty list shared, not one per endpoint (10,000 endpoints: 0.3 MB)
-    const counts = counted.length === 0 ? NO_COUNTS : [...new Set(counted)];
-    const lists = listed.length === 0 ? NO_COUNTS : [...new Set(listed)];
+    const counts = counted.length === 0 ? NO_NAMES : [...new Set(counted)];
+    const lists = listed.length === 0 ? NO_NAMES : [...new Set(listed)];
     const params = [...e.path.matchAll(/(?:^|\/):([^/]+)/g)].map((m) => m[1]);
     const compiled: CompiledEndpoint = {
       id: e.id,
@@ -343,7 +344,7 @@ export function compileProject(cfg: ProjectConfig): CompiledProject {
       lists,
       validation: e.validation ?? null,
       // a shared empty list, not the one each stored endpoint was read with (10,000 endpoints: 0.3 MB)
-      channels: e.channels !== undefined && e.channels.length > 0 ? e.channels : NO_COUNTS,
+      channels: e.channels !== undefined && e.channels.length > 0 ? e.channels : NO_NAMES,
       graphql: gql,
       waits:
         readsStorage || readsProjectStorage || counts.length > 0 || lists.length > 0

@@ -44,20 +44,15 @@ export class KnownCopies<T> {
     this.count = 0;
   }
 
-  /** Drops the first session known of the first collection known (maps keep their insertion order). */
+  /** Drops the first session known of the first collection known (maps keep their insertion order; none is left empty). */
   private dropOldest(): void {
-    for (const [projectId, byName] of this.byProject) {
-      for (const [name, bySession] of byName) {
-        for (const session of bySession.keys()) {
-          bySession.delete(session);
-          this.count--;
-          break;
-        }
-        if (bySession.size === 0) byName.delete(name);
-        break;
-      }
-      if (byName.size === 0) this.byProject.delete(projectId);
-      return;
-    }
+    const first = this.byProject.entries().next();
+    if (first.done) return;
+    const [projectId, byName] = first.value;
+    const [name, bySession] = byName.entries().next().value as [string, Map<string, T>];
+    bySession.delete(bySession.keys().next().value as string);
+    this.count--;
+    if (bySession.size === 0) byName.delete(name);
+    if (byName.size === 0) this.byProject.delete(projectId);
   }
 }
