@@ -22,6 +22,7 @@ import { sendError } from './errors.js';
 import { installGuards, isApiPath } from './guards.js';
 import { importRoutes } from './import-routes.js';
 import { interopRoutes } from './interop-routes.js';
+import { type LazySchemas, lazySchemaController } from './lazy-schemas.js';
 import { logRoutes } from './log-routes.js';
 import { mcpRoutes } from './mcp-routes.js';
 import { presetRoutes } from './preset-routes.js';
@@ -41,6 +42,8 @@ export interface AppOptions extends ApiDeps {
   version: string;
   /** `mockyard serve --file`: the admin token authenticates as this user (the files' owner) */
   rootOwnerId?: string | null;
+  /** the route schemas' compilers (a fresh lazySchemaController() unless given: tests compile them all) */
+  schemas?: LazySchemas;
 }
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server>> {
@@ -55,6 +58,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance<Server
         ? (_addr: string, hop: number) => hop < (config.trustProxy as number)
         : config.trustProxy,
     return503OnClosing: true,
+    // each route's validators and serializers compiled at its first request (api/lazy-schemas.ts)
+    schemaController: opts.schemas ?? lazySchemaController(),
     ajv: {
       // the options every validator of the service uses (imports too)
       customOptions: AJV_OPTIONS,
