@@ -16,7 +16,9 @@
 //   WARM (8000) and N (8000) requests over CONNS (8) connections; needs valgrind (`apt-get install -y valgrind`)
 //   Closer to the bench's flood: CONNS=50 MOCKYARD_REQUEST_LOG_KEEP=100 WARM=20000 (the log's ring
 //   overflows between writes, so few entries are written, and the JIT has settled in both servers);
-//   MOCKYARD_REQUEST_LOG_FLUSH_MS=600000 instead leaves the log's writes out of the count altogether
+//   MOCKYARD_REQUEST_LOG_FLUSH_MS=600000 instead leaves the log's writes out of the count altogether;
+//   a ring of 100 also shortens how long an entry's text lives (fewer scavenges see it), so read a change
+//   to what the log keeps with the default ring (1000) and FLUSH_MS=600000 (bench/README.md)
 //   KEEP=1 keeps callgrind's output (its directory is printed); MOCKYARD_NODE_FLAGS adds node flags to
 //   each checkout's process (not node-http's): `--perf-basic-prof` writes /tmp/perf-<pid>.map, which names
 //   the JIT code that `callgrind_annotate` shows as bare addresses
