@@ -71,7 +71,8 @@ export type LazySchemas = Controller & { compileAll(): SchemaCompiled[] };
 export function lazySchemaController(): LazySchemas {
   const validators = AjvCompiler();
   const serializers = SerializerSelector();
-  /** every stand-in made, with its route: `compileAll` compiles them */
+  /** every stand-in's compile, with its route: `compileAll` runs each once more, apart from the stand-in
+   * (AJV's cache answers a validator's schema compiled before; a serializer is generated again) */
   const made: { route: Route; make(): unknown }[] = [];
   return {
     compilersFactory: {
