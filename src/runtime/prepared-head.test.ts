@@ -2,20 +2,24 @@
  * A prepared head against node's own writeHead, on this node: a real server answers each request
  * twice over — once through `writeHead` + `end`, once through `sendPrepared` (falling back to
  * `writeHead` as the mock path does) — and a raw socket compares the bytes, the Date line aside.
+ * Every case runs with a body of UTF-8 beyond ASCII and with an ASCII one, which is sent as the
+ * head's tail (one chunk).
  */
 import http from 'node:http';
 import type net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exchange } from '../../test/helpers/raw-http.js';
 import { prepareHead, sendPrepared } from './prepared-head.js';
 
-const BODY = '{"hello":"wörld"}';
-const HEADERS = {
+const BODIES = { utf8: '{"hello":"wörld"}', ascii: '{"hello":"world!"}' };
+let BODY = BODIES.utf8;
+const headersOf = (body: string) => ({
   'content-type': 'application/json',
-  'content-length': Buffer.byteLength(BODY),
+  'content-length': Buffer.byteLength(body),
   'access-control-allow-origin': '*',
   'x-many': ['one', 'two'],
-};
+});
+let HEADERS = headersOf(BODY);
 
 let server: http.Server | null = null;
 afterEach(async () => {
@@ -35,7 +39,10 @@ async function start(options: http.ServerOptions & { keepAliveTimeout?: number; 
     if (req.url?.includes('set-header')) res.setHeader('x-set', 'early');
     if (req.url?.startsWith('/prepared')) {
       const head = prepareHead(status, HEADERS, Buffer.byteLength(BODY))?.whole;
-      const sent = head !== undefined && head !== null && sendPrepared(res, status, head, BODY, HEADERS);
+      const sent =
+        head !== undefined &&
+        head !== null &&
+        sendPrepared(res, status, head, BODY, HEADERS['content-length'], HEADERS);
       used.push(sent);
       // `?drop`: the connection is to end after the answer, decided once the prepared one is queued
       if (sent && req.url.includes('drop')) res.shouldKeepAlive = false;
@@ -61,7 +68,12 @@ async function both(port: number, request: (path: string) => string, options: Pa
 
 const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: t\r\n${extra}\r\n`;
 
-describe('sendPrepared', () => {
+describe.each(Object.entries(BODIES))('sendPrepared, a body of %s', (_kind, body) => {
+  beforeEach(() => {
+    BODY = body;
+    HEADERS = headersOf(body);
+  });
+
   it('sends the bytes node sends for a keep-alive answer, with its Keep-Alive line', async () => {
     const { port, used } = await start();
     const { node, prepared } = await both(port, (p) => get(p));
@@ -73,12 +85,33 @@ describe('sendPrepared', () => {
     expect(node.text.endsWith(`\r\n\r\n${Buffer.from(BODY).toString('latin1')}`)).toBe(true);
   });
 
+  it('writes an ASCII answer as one chunk (no writev), another as node does', async () => {
+    const { port } = await start();
+    const writes: string[] = [];
+    server?.prependListener('request', (_req, res: http.ServerResponse) => {
+      const sock = res.socket as net.Socket & { _write: unknown; _writev: unknown };
+      const write = sock._write as (...a: unknown[]) => unknown;
+      const writev = sock._writev as (...a: unknown[]) => unknown;
+      sock._write = (...a: unknown[]) => {
+        writes.push('write');
+        return write.apply(sock, a);
+      };
+      sock._writev = (...a: unknown[]) => {
+        writes.push('writev');
+        return writev.apply(sock, a);
+      };
+    });
+    await exchange(port, get('/prepared'));
+    expect(writes).toEqual(body === BODIES.ascii ? ['write'] : ['writev']);
+  });
+
   it('sends a head without a body for HEAD, as node does', async () => {
     const { port, used } = await start();
     const { node, prepared } = await both(port, (p) => `HEAD ${p} HTTP/1.1\r\nHost: t\r\n\r\n`, { head: true });
     expect(used).toEqual([true]);
     expect(prepared).toEqual(node);
     expect(node.text).toMatch(/content-length: 18\r\n[\s\S]*\r\n\r\n$/);
+    expect(prepared.text).not.toContain('hello');
   });
 
   it('answers pipelined requests in order, each as node does', async () => {
@@ -143,7 +176,7 @@ describe('sendPrepared', () => {
     server?.removeAllListeners('request');
     server?.on('request', (_req, res: http.ServerResponse) => {
       res.writeHead(200, { 'content-length': 2 });
-      seen.push(sendPrepared(res, 200, 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n', 'no', { 'content-length': 2 }));
+      seen.push(sendPrepared(res, 200, 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n', 'no', 2, { 'content-length': 2 }));
       res.end('ok');
     });
     const { text } = await exchange(port, get('/'));

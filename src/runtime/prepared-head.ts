@@ -88,6 +88,8 @@ export function prepareHead(
  * and writes in the plain case. */
 interface NodeResponse {
   _header: string | null;
+  /** false for an answer to HEAD (node then drops the body `end` is given) */
+  _hasBody: boolean;
   _headerSent: boolean;
   sendDate: boolean;
   shouldKeepAlive: boolean;
@@ -160,6 +162,8 @@ class Batch {
   status: number[] = [];
   head: string[] = [];
   body: string[] = [];
+  /** whether the body is ASCII (its UTF-8 bytes as many as its characters) */
+  ascii: boolean[] = [];
   headers: Readonly<OutHeaders>[] = [];
   n = 0;
 }
@@ -181,8 +185,16 @@ function flush(): void {
       if (plain(r)) {
         r.statusCode = b.status[i];
         r.statusMessage = STATUS_CODES[b.status[i]] ?? 'unknown';
-        r._header = `${b.head[i]}${date()}${connection(r)}\r\n`;
-        res.end(b.body[i]);
+        const head = `${b.head[i]}${date()}${connection(r)}\r\n`;
+        if (b.ascii[i] && r._hasBody === true) {
+          // an ASCII body's bytes are its latin1 ones: sent as the head's tail, `end()` writes the
+          // answer as its one chunk (end(body) queues the body and an empty chunk, a writev)
+          r._header = head + b.body[i];
+          res.end();
+        } else {
+          r._header = head;
+          res.end(b.body[i]);
+        }
       } else if (!res.headersSent && !res.destroyed) {
         res.writeHead(b.status[i], b.headers[i] as OutHeaders);
         res.end(b.body[i]);
@@ -215,6 +227,7 @@ export function sendPrepared(
   status: number,
   head: string,
   body: string,
+  bytes: number,
   headers: Readonly<OutHeaders>,
 ): boolean {
   if (!plain(res as unknown as NodeResponse & Record<symbol, unknown>)) return false;
@@ -225,6 +238,7 @@ export function sendPrepared(
   b.status[i] = status;
   b.head[i] = head;
   b.body[i] = body;
+  b.ascii[i] = bytes === body.length;
   b.headers[i] = headers;
   return true;
 }

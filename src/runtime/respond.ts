@@ -149,7 +149,17 @@ export function writeAnswer(
   }
   if (sent === headers && status >= 200) {
     const head = ownHead(status, headers);
-    if (head && sendPrepared(res, status, `${head.before}${headers['content-length']}${head.after}`, body, headers))
+    if (
+      head &&
+      sendPrepared(
+        res,
+        status,
+        `${head.before}${headers['content-length']}${head.after}`,
+        body,
+        headers['content-length'] as number,
+        headers,
+      )
+    )
       return noted(note, headers, body, status);
   }
   noted(note, sent, body, status);
@@ -219,7 +229,11 @@ export function writeDefault(
 ): number {
   const headers = defaultHeadersOf(ep, length, ctx);
   const head = defaultHead(ep);
-  if (head && !note.checkAnswer && sendPrepared(res, ep.statusCode, head.before + length + head.after, body, headers))
+  if (
+    head &&
+    !note.checkAnswer &&
+    sendPrepared(res, ep.statusCode, head.before + length + head.after, body, length, headers)
+  )
     return noted(note, headers, body, ep.statusCode);
   return writeAnswer(res, ep.statusCode, headers, body, note);
 }
@@ -255,7 +269,7 @@ export function writeFixed(
   ep.fixedHeaders ??= defaultHeadersOf(ep, ep.fixedLength);
   const head = defaultHead(ep)?.whole;
   const status =
-    head && !note.checkAnswer && sendPrepared(res, ep.statusCode, head, ep.fixedBody, ep.fixedHeaders)
+    head && !note.checkAnswer && sendPrepared(res, ep.statusCode, head, ep.fixedBody, ep.fixedLength, ep.fixedHeaders)
       ? noted(note, ep.fixedHeaders, ep.fixedBody, ep.statusCode)
       : writeAnswer(res, ep.statusCode, ep.fixedHeaders, ep.fixedBody, note);
   note.sentShared = true;
@@ -351,7 +365,11 @@ function emitStep(
       return 0;
   }
   const head = step.fixed?.head?.whole;
-  if (head && !note.checkAnswer && sendPrepared(res, step.statusCode, head, body, headers)) {
+  if (
+    head &&
+    !note.checkAnswer &&
+    sendPrepared(res, step.statusCode, head, body, headers['content-length'] as number, headers)
+  ) {
     noted(note, headers, body, step.statusCode);
     note.sentShared = true;
     return step.statusCode;
