@@ -186,10 +186,12 @@ function flush(): void {
         r.statusCode = b.status[i];
         r.statusMessage = STATUS_CODES[b.status[i]] ?? 'unknown';
         const head = `${b.head[i]}${date()}${connection(r)}\r\n`;
-        if (b.ascii[i] && r._hasBody === true) {
-          // an ASCII body's bytes are its latin1 ones: sent as the head's tail, `end()` writes the
-          // answer as its one chunk (end(body) queues the body and an empty chunk, a writev)
-          r._header = head + b.body[i];
+        if (r._hasBody === true) {
+          // the body as the head's tail in latin1 (an ASCII body is its own; another is spelled as
+          // its UTF-8 bytes): `end()` writes the answer as one chunk, where end(body) queues the
+          // body and an empty chunk, which the corked socket writes with a writev
+          const body = b.body[i];
+          r._header = head + (b.ascii[i] ? body : Buffer.from(body, 'utf8').toString('latin1'));
           res.end();
         } else {
           r._header = head;
