@@ -9,7 +9,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exchange } from '../../test/helpers/raw-http.js';
-import { prepareHead, sendPrepared } from './prepared-head.js';
+import { prepareHead, sendFixed, sendPrepared } from './prepared-head.js';
 
 const BODIES = { utf8: '{"hello":"wörld"}', ascii: '{"hello":"world!"}' };
 let BODY = BODIES.utf8;
@@ -39,10 +39,9 @@ async function start(options: http.ServerOptions & { keepAliveTimeout?: number; 
     if (req.url?.includes('set-header')) res.setHeader('x-set', 'early');
     if (req.url?.startsWith('/prepared')) {
       const head = prepareHead(status, HEADERS, Buffer.byteLength(BODY))?.whole;
+      const send = req.url.includes('fixed') ? sendFixed : sendPrepared;
       const sent =
-        head !== undefined &&
-        head !== null &&
-        sendPrepared(res, status, head, BODY, HEADERS['content-length'], HEADERS);
+        head !== undefined && head !== null && send(res, status, head, BODY, HEADERS['content-length'], HEADERS);
       used.push(sent);
       // `?drop`: the connection is to end after the answer, decided once the prepared one is queued
       if (sent && req.url.includes('drop')) res.shouldKeepAlive = false;
@@ -105,11 +104,28 @@ describe.each(Object.entries(BODIES))('sendPrepared, a body of %s', (_kind, body
     expect(writes).toEqual(['write']);
   });
 
+  it('sends a fixed answer (its whole kept for the second) as node does, again and again', async () => {
+    const { port, used } = await start();
+    const node = await exchange(port, get('/node') + get('/node') + get('/node'), { answers: 3 });
+    const fixed = await exchange(port, get('/prepared?fixed') + get('/prepared?fixed') + get('/prepared?fixed'), {
+      answers: 3,
+    });
+    expect(used).toEqual([true, true, true]);
+    expect(fixed).toEqual(node);
+    const other = body === BODIES.ascii ? BODIES.utf8 : BODIES.ascii;
+    // the same head with another body of the same length: each answer has its own
+    BODY = other;
+    const again = await exchange(port, get('/prepared?fixed'));
+    expect(again.text.endsWith(`\r\n\r\n${Buffer.from(other).toString('latin1')}`)).toBe(true);
+  });
+
   it('sends a head without a body for HEAD, as node does', async () => {
     const { port, used } = await start();
     const { node, prepared } = await both(port, (p) => `HEAD ${p} HTTP/1.1\r\nHost: t\r\n\r\n`, { head: true });
-    expect(used).toEqual([true]);
+    const fixed = await exchange(port, 'HEAD /prepared?fixed HTTP/1.1\r\nHost: t\r\n\r\n', { head: true });
+    expect(used).toEqual([true, true]);
     expect(prepared).toEqual(node);
+    expect(fixed).toEqual(node);
     expect(node.text).toMatch(/content-length: 18\r\n[\s\S]*\r\n\r\n$/);
     expect(prepared.text).not.toContain('hello');
   });
