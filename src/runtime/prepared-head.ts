@@ -5,7 +5,8 @@
  * — where a mock's fixed answer has the same status line and headers every time, and a rendered
  * one the same but for its length. So those heads are validated and spelled when first needed
  * (`prepareHead`), and `sendPrepared` hands node the finished head with the Date and Connection
- * lines node itself would add — queued, and written with the turn's other such answers at its end.
+ * lines node itself would add and the body as its tail — queued, and written with the turn's other
+ * such answers at its end, each as one chunk.
  *
  * It does so through the response's head fields as node's own `writeHead` leaves them (`_header`,
  * `_headerSent`), only for the plain case — an HTTP/1.1 keep-alive answer of 2xx–5xx (not 204 or

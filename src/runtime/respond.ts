@@ -216,8 +216,9 @@ function ownHead(status: number, h: Readonly<OutHeaders>): PreparedHead | null |
 }
 
 /**
- * Answers are written as strings (UTF-8): node then sends the head and a string body in one write,
- * where a Buffer body costs a second chunk, a corked socket and a writev.
+ * Answers are written as strings (UTF-8): node then joins the head and a string body into one
+ * chunk, where a Buffer body is a chunk of its own (a prepared head takes the body as its tail and
+ * goes out alone: prepared-head.ts).
  */
 export function writeDefault(
   res: ServerResponse,
