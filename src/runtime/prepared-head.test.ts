@@ -119,6 +119,25 @@ describe.each(Object.entries(BODIES))('sendPrepared, a body of %s', (_kind, body
     expect(again.text.endsWith(`\r\n\r\n${Buffer.from(other).toString('latin1')}`)).toBe(true);
   });
 
+  it('leaves a body past 64 Ki characters to end(body), byte for byte as node sends it', async () => {
+    const { port, used } = await start();
+    const writes: string[] = [];
+    server?.prependListener('request', (_req, res: http.ServerResponse) => {
+      const sock = res.socket as net.Socket & { _writev: unknown };
+      const writev = sock._writev as (...a: unknown[]) => unknown;
+      sock._writev = (...a: unknown[]) => {
+        writes.push('writev');
+        return writev.apply(sock, a);
+      };
+    });
+    BODY = body.repeat(4000);
+    HEADERS = headersOf(BODY);
+    const { node, prepared } = await both(port, (p) => get(p));
+    expect(used).toEqual([true]);
+    expect(prepared).toEqual(node);
+    expect(writes).toEqual(['writev', 'writev']);
+  });
+
   it('sends a head without a body for HEAD, as node does', async () => {
     const { port, used } = await start();
     const { node, prepared } = await both(port, (p) => `HEAD ${p} HTTP/1.1\r\nHost: t\r\n\r\n`, { head: true });

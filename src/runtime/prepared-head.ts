@@ -190,7 +190,7 @@ function flush(): void {
         r.statusMessage = STATUS_CODES[b.status[i]] ?? 'unknown';
         const d = date();
         const c = connection(r);
-        if (r._hasBody === true) {
+        if (r._hasBody === true && b.body[i].length <= ONE_CHUNK_CHARS) {
           // the body as the head's tail (`whole`): `end()` writes the answer as one chunk, where
           // end(body) queues the body and an empty chunk, which the corked socket writes with a writev
           r._header = b.fixed[i] ? fixedWhole(b.head[i], b.body[i], b.ascii[i], d, c) : whole(b, i, d, c);
@@ -214,6 +214,13 @@ function flush(): void {
   b.n = 0;
 }
 const EMPTY: Readonly<OutHeaders> = Object.freeze({});
+
+/**
+ * The longest body sent as its head's tail: a longer one is copied once more by the join (and
+ * spelled anew when beyond ASCII), which costs more than the writev it saves, and a fixed one would
+ * be kept twice for a second (`wholes`).
+ */
+const ONE_CHUNK_CHARS = 64 * 1024;
 
 /** A body in latin1 as its bytes: an ASCII one is its own spelling; another is spelled as its UTF-8 bytes. */
 const latin1 = (body: string, ascii: boolean) => (ascii ? body : Buffer.from(body, 'utf8').toString('latin1'));
