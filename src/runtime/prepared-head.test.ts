@@ -9,7 +9,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exchange } from '../../test/helpers/raw-http.js';
-import { prepareHead, sendFixed, sendPrepared } from './prepared-head.js';
+import { prepareHead, sendPrepared } from './prepared-head.js';
 
 const BODIES = { utf8: '{"hello":"wörld"}', ascii: '{"hello":"world!"}' };
 let BODY = BODIES.utf8;
@@ -39,9 +39,11 @@ async function start(options: http.ServerOptions & { keepAliveTimeout?: number; 
     if (req.url?.includes('set-header')) res.setHeader('x-set', 'early');
     if (req.url?.startsWith('/prepared')) {
       const head = prepareHead(status, HEADERS, Buffer.byteLength(BODY))?.whole;
-      const send = req.url.includes('fixed') ? sendFixed : sendPrepared;
+      const fixed = req.url.includes('fixed');
       const sent =
-        head !== undefined && head !== null && send(res, status, head, BODY, HEADERS['content-length'], HEADERS);
+        head !== undefined &&
+        head !== null &&
+        sendPrepared(res, status, head, BODY, HEADERS['content-length'], HEADERS, fixed);
       used.push(sent);
       // `?drop`: the connection is to end after the answer, decided once the prepared one is queued
       if (sent && req.url.includes('drop')) res.shouldKeepAlive = false;

@@ -165,7 +165,7 @@ class Batch {
   body: string[] = [];
   /** whether the body is ASCII (its UTF-8 bytes as many as its characters) */
   ascii: boolean[] = [];
-  /** whether head and body are compile-time strings (`sendFixed`) */
+  /** whether head and body are compile-time strings (`sendPrepared`'s `fixed`) */
   fixed: boolean[] = [];
   headers: Readonly<OutHeaders>[] = [];
   n = 0;
@@ -260,7 +260,9 @@ function fixedWhole(head: string, body: string, ascii: boolean, d: string, c: st
  * ~45 % less CPU than answered one by one as it was parsed (the sequence scenario, whose answers
  * wait for the hit counter's group commit at the end of the turn, already cost ~30 % less than
  * the fixed answer). Should the response leave the plain case before the end of the turn, `headers`
- * go through `writeHead` then.
+ * go through `writeHead` then. `bytes` is the body's UTF-8 length (as the head states it); `fixed`
+ * says head and body are compile-time strings (a fixed default or step), whose whole answer is
+ * kept for the second its Date line lasts (`fixedWhole`).
  */
 export function sendPrepared(
   res: ServerResponse,
@@ -269,33 +271,7 @@ export function sendPrepared(
   body: string,
   bytes: number,
   headers: Readonly<OutHeaders>,
-): boolean {
-  return queue(res, status, head, body, bytes, headers, false);
-}
-
-/**
- * As `sendPrepared`, for an answer whose head and body are compile-time strings (a fixed default or
- * step): its whole answer is kept for the second its Date line lasts (`fixedWhole`).
- */
-export function sendFixed(
-  res: ServerResponse,
-  status: number,
-  head: string,
-  body: string,
-  bytes: number,
-  headers: Readonly<OutHeaders>,
-): boolean {
-  return queue(res, status, head, body, bytes, headers, true);
-}
-
-function queue(
-  res: ServerResponse,
-  status: number,
-  head: string,
-  body: string,
-  bytes: number,
-  headers: Readonly<OutHeaders>,
-  fixed: boolean,
+  fixed = false,
 ): boolean {
   if (!plain(res as unknown as NodeResponse & Record<symbol, unknown>)) return false;
   const b = filling;

@@ -12,7 +12,7 @@ import { type ErrorCode, errorOf } from '../domain/errors.js';
 import { withField } from '../domain/plain-objects.js';
 import type { CompiledEndpoint, CompiledStep } from './compile.js';
 import type { MockContext } from './context.js';
-import { type PreparedHead, prepareHead, sendFixed, sendPrepared } from './prepared-head.js';
+import { type PreparedHead, prepareHead, sendPrepared } from './prepared-head.js';
 import { streamStep } from './stream-step.js';
 import type { CapExceeded } from './template.js';
 
@@ -270,7 +270,9 @@ export function writeFixed(
   ep.fixedHeaders ??= defaultHeadersOf(ep, ep.fixedLength);
   const head = defaultHead(ep)?.whole;
   const status =
-    head && !note.checkAnswer && sendFixed(res, ep.statusCode, head, ep.fixedBody, ep.fixedLength, ep.fixedHeaders)
+    head &&
+    !note.checkAnswer &&
+    sendPrepared(res, ep.statusCode, head, ep.fixedBody, ep.fixedLength, ep.fixedHeaders, true)
       ? noted(note, ep.fixedHeaders, ep.fixedBody, ep.statusCode)
       : writeAnswer(res, ep.statusCode, ep.fixedHeaders, ep.fixedBody, note);
   note.sentShared = true;
@@ -369,7 +371,7 @@ function emitStep(
   if (
     head &&
     !note.checkAnswer &&
-    sendFixed(res, step.statusCode, head, body, headers['content-length'] as number, headers)
+    sendPrepared(res, step.statusCode, head, body, headers['content-length'] as number, headers, true)
   ) {
     noted(note, headers, body, step.statusCode);
     note.sentShared = true;
