@@ -9,7 +9,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exchange } from '../../test/helpers/raw-http.js';
-import { prepareHead, sendPrepared } from './prepared-head.js';
+import { fixedWholesKept, prepareHead, sendPrepared } from './prepared-head.js';
 
 const BODIES = { utf8: '{"hello":"wörld"}', ascii: '{"hello":"world!"}' };
 let BODY = BODIES.utf8;
@@ -119,6 +119,15 @@ describe.each(Object.entries(BODIES))('sendPrepared, a body of %s', (_kind, body
     BODY = other;
     const again = await exchange(port, get('/prepared?fixed'));
     expect(again.text.endsWith(`\r\n\r\n${Buffer.from(other).toString('latin1')}`)).toBe(true);
+  });
+
+  it('keeps a fixed whole answer only until the Date line turns', async () => {
+    const { port } = await start();
+    await exchange(port, get('/prepared?fixed'));
+    expect(fixedWholesKept()).toBeGreaterThan(0);
+    const until = Date.now() + 3000;
+    while (fixedWholesKept() > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(fixedWholesKept()).toBe(0);
   });
 
   it('leaves a body past 64 Ki characters to end(body), byte for byte as node sends it', async () => {

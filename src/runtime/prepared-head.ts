@@ -118,6 +118,8 @@ function date(): string {
     dateLine = `Date: ${now.toUTCString()}\r\n`;
     setTimeout(() => {
       dateLine = '';
+      // the whole answers made with it go too (an idle server keeps none)
+      wholes.clear();
     }, 1000 - now.getMilliseconds()).unref();
   }
   return dateLine;
@@ -232,11 +234,15 @@ const whole = (b: Batch, i: number, d: string, c: string) => `${b.head[i]}${d}${
  * The whole answers of fixed heads and bodies made this second, by head: node writes a string it
  * has flattened (the first write of a joined string flattens it in place) without copying its pieces
  * again, ~2,200 instructions of an S1 answer (callgrind, `String::SlowFlatten`). Emptied when the
- * Date line changes and past FIXED_WHOLES heads, so it keeps at most that many answers for a second.
+ * Date line changes (by `date`'s timer, so an idle server keeps none) and past FIXED_WHOLES heads,
+ * so it keeps at most that many answers, of up to ONE_CHUNK_CHARS each, for a second.
  */
 const wholes = new Map<string, { body: string; connection: string; whole: string }>();
 let wholesDate = '';
 const FIXED_WHOLES = 64;
+
+/** Whole answers kept now (tests). */
+export const fixedWholesKept = () => wholes.size;
 
 function fixedWhole(head: string, body: string, ascii: boolean, d: string, c: string): string {
   if (wholesDate !== d) {
