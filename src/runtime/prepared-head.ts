@@ -238,17 +238,12 @@ const whole = (b: Batch, i: number, d: string, c: string) => `${b.head[i]}${d}${
  * so it keeps at most that many answers, of up to ONE_CHUNK_CHARS each, for a second.
  */
 const wholes = new Map<string, { body: string; connection: string; whole: string }>();
-let wholesDate = '';
 const FIXED_WHOLES = 64;
 
 /** Whole answers kept now (tests). */
 export const fixedWholesKept = () => wholes.size;
 
 function fixedWhole(head: string, body: string, ascii: boolean, d: string, c: string): string {
-  if (wholesDate !== d) {
-    wholes.clear();
-    wholesDate = d;
-  }
   const known = wholes.get(head);
   if (known !== undefined && known.body === body && known.connection === c) return known.whole;
   const made = `${head}${d}${c}\r\n${latin1(body, ascii)}`;
