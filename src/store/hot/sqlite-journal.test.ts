@@ -34,7 +34,8 @@ describe('the counts a merge of the creates’ journal adds to each copy', () =>
       )
     ).map(itemId);
   /** merges whose copies' counts came from what the store counted (not from a pass over the part) */
-  const tallied = (s = store) => (s.hot as unknown as { collections: { journal: { tallied: number } } }).collections.journal.tallied;
+  const tallied = (s = store) =>
+    (s.hot as unknown as { collections: { journal: { tallied: number } } }).collections.journal.tallied;
   const copyOf = (session: string) => count('SELECT id FROM collection_sessions WHERE session = ?', session);
   /** the copy's row, and its counts as its items and journal rows make them */
   const counts = (session: string) =>
