@@ -7,6 +7,7 @@ export default defineConfig({
     reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,

@@ -28,6 +28,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { SCENARIOS } from './lib/scenarios.mjs';
+import { WORK } from './lib/settings.mjs';
 import { npmStart } from './lib/standalone.mjs';
 
 const [scenario = 'S1', ...dirs] = process.argv.slice(2);
@@ -163,6 +164,11 @@ async function measure(dir, port) {
     return total / N;
   } finally {
     child.kill('SIGKILL');
+    await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', r)));
+    // killed, valgrind leaves the pipes callgrind_control talked through
+    const dir = os.tmpdir();
+    for (const f of fs.readdirSync(dir))
+      if (f.startsWith('vgdb-pipe-') && f.includes(`-${child.pid}-by-`)) fs.rmSync(path.join(dir, f), { force: true });
   }
 }
 
@@ -175,3 +181,5 @@ for (const [i, dir] of dirs.entries()) {
 if (results.length > 1) console.log(`ratio to the first: ${results.map((r) => (r / results[0]).toFixed(4)).join(' ')}`);
 if (process.env.KEEP) console.log(`callgrind output kept in ${tmp}`);
 else fs.rmSync(tmp, { recursive: true, force: true });
+// the bench's own work directory, which its settings make on import (this run writes nothing there)
+fs.rmSync(WORK, { recursive: true, force: true });

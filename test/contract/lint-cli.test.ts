@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/server.js';
 import { PETSTORE } from './fixture.js';
 
@@ -34,6 +34,7 @@ describe('mockyard lint --contract', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mockyard-lint-'));
   const contract = path.join(dir, 'openapi.json');
   fs.writeFileSync(contract, JSON.stringify(PETSTORE));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('exits 0 when every answer follows the contract, listing unmocked operations', async () => {
     const good = path.join(dir, 'good.json');

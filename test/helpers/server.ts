@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
+import { inject } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Running, startServer } from '../../src/server.js';
 import { type DialectName, freshDatabase, type TestDatabase } from './databases.js';
@@ -169,12 +170,22 @@ export interface ChildServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** Where child servers' logs go: the test run's directory for them, or the system's temporary directory outside a run. */
+function childLogs(): string {
+  try {
+    return inject('childLogs') ?? os.tmpdir();
+  } catch {
+    return os.tmpdir();
+  }
+}
+
 /** The built server (dist/main.js) as a child process: for restart, SIGKILL and multi-process tests. */
 export async function spawnServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ChildServer> {
   const main = path.join(ROOT, 'dist', 'main.js');
   if (!fs.existsSync(main)) throw new Error('dist/main.js is missing: run `npm run build` first (npm test does)');
   const port = await freePort();
-  const logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mockyard-child-')), 'server.log');
+  // in the run's directory for them (test/global-setup.ts), which goes when the run ends
+  const logFile = path.join(fs.mkdtempSync(path.join(childLogs(), 'child-')), 'server.log');
   const out = fs.openSync(logFile, 'a');
   const proc = spawn(process.execPath, [main], {
     env: {
