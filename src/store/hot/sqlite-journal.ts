@@ -10,6 +10,7 @@
  */
 import type SqliteDatabase from 'better-sqlite3';
 import { JOURNAL_PARTS, journalTable } from '../migrations/sqlite-pending.js';
+import { SQLITE_COLLECTION } from './statements.js';
 
 /** The journal's parts, as migration 0021 made them: a copy's creates go to part `copy % PARTS`. */
 export const PARTS = JOURNAL_PARTS;
@@ -41,10 +42,6 @@ const ROWS_A_STATEMENT = 64;
 const addRows = (k: number, n: number) =>
   `INSERT INTO ${journalTable(k)} (copy, item_id, ord, data) VALUES ${Array(n).fill('(?, ?, ?, ?)').join(', ')}`;
 
-/** Adds a copy's merged creates to its row (the same as SQLITE_COLLECTION.adjust). */
-const COUNT_MERGED =
-  'UPDATE collection_sessions SET items = items + ?, bytes = bytes + ?, last_ord = MAX(last_ord, ?) WHERE id = ?';
-
 /** The statements of journal part `k`. */
 const statements = (k: number) => {
   const t = journalTable(k);
@@ -52,7 +49,8 @@ const statements = (k: number) => {
     rows: `SELECT COUNT(*), COALESCE(SUM(LENGTH(data)), 0) FROM ${t}`,
     // what the part holds of one copy (a scan: the part has no index, and holds ~MERGE_AT rows)
     copyRows: `SELECT COUNT(*), COALESCE(SUM(LENGTH(CAST(data AS BLOB))), 0), COALESCE(MAX(ord), 0) FROM ${t} WHERE copy = ?`,
-    // the copies' counts (what the part holds of each) from the part itself, when they are not known here
+    // the copies' counts (what the part holds of each) from the part itself, when they are not known
+    // here; bytes as Buffer.byteLength counts them: the text's UTF-8
     settle: `UPDATE collection_sessions SET items = items + j.n, bytes = bytes + j.b, last_ord = MAX(last_ord, j.m)
       FROM (SELECT copy, COUNT(*) AS n, SUM(LENGTH(CAST(data AS BLOB))) AS b, MAX(ord) AS m FROM ${t} GROUP BY copy) AS j
       WHERE collection_sessions.id = j.copy`,
@@ -111,7 +109,8 @@ export class Journal {
     this.adds = this.parts.map(() => new Map());
     this.merges = this.parts.map(() => 0);
     this.tallies = this.parts.map(() => null);
-    this.countMerged = db.prepare(COUNT_MERGED);
+    // a copy's row adjusted as a command does (items, bytes, last position, copy)
+    this.countMerged = db.prepare(SQLITE_COLLECTION.adjust);
     this.count();
   }
 
