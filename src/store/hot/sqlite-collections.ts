@@ -28,7 +28,7 @@
 import type SqliteDatabase from 'better-sqlite3';
 import type { CollectionRef, ItemRow, ItemTable } from './collections.js';
 import { KnownCopies } from './known-copies.js';
-import { Journal, PARTS } from './sqlite-journal.js';
+import { Journal, PARTS, prepareAll } from './sqlite-journal.js';
 import { SQLITE_COLLECTION } from './statements.js';
 
 export { MERGE_AT, MERGE_CHARS, PARTS } from './sqlite-journal.js';
@@ -78,9 +78,7 @@ export class SqliteCollections {
   private versionRead = false;
 
   constructor(db: SqliteDatabase.Database) {
-    this.s = Object.fromEntries(
-      Object.entries(SQLITE_COLLECTION).map(([k, sql]) => [k, db.prepare(sql)]),
-    ) as Statements;
+    this.s = prepareAll(db, SQLITE_COLLECTION);
     this.s.session.raw(true);
     this.journal = new Journal(db);
     this.dataVersion = db.prepare('PRAGMA data_version').pluck(true);

@@ -64,6 +64,17 @@ const statements = (k: number) => {
 
 type Part = Record<keyof ReturnType<typeof statements>, SqliteDatabase.Statement>;
 
+/** Each of `sqls` prepared on `db`, by the same names. */
+export function prepareAll<T extends Record<string, string>>(
+  db: SqliteDatabase.Database,
+  sqls: T,
+): Record<keyof T, SqliteDatabase.Statement> {
+  return Object.fromEntries(Object.entries(sqls).map(([name, sql]) => [name, db.prepare(sql)])) as Record<
+    keyof T,
+    SqliteDatabase.Statement
+  >;
+}
+
 /** A copy's creates in a part: what its merge adds to the copy's row (items, UTF-8 bytes, last position). */
 interface Tally {
   items: number;
@@ -97,8 +108,7 @@ export class Journal {
 
   constructor(private readonly db: SqliteDatabase.Database) {
     this.parts = Array.from({ length: PARTS }, (_, k) => {
-      const sqls = statements(k);
-      const p = Object.fromEntries(Object.entries(sqls).map(([name, sql]) => [name, db.prepare(sql)])) as Part;
+      const p: Part = prepareAll(db, statements(k));
       p.rows.raw(true);
       p.copyRows.raw(true);
       return p;
@@ -209,8 +219,7 @@ export class Journal {
     const k = copy % PARTS;
     if (this.unwritten[k].length > 0) this.flushPart(k);
     if (this.rows[k] === 0) return [0, 0, 0];
-    const [n, b, m] = (this.parts[k].copyRows.get(copy) as number[]).map(Number);
-    return [n, b, m];
+    return (this.parts[k].copyRows.get(copy) as number[]).map(Number) as [number, number, number];
   }
 
   /** Moves part `k`'s rows into the items, its copies' rows counting them (in the caller's transaction). */
